@@ -1,0 +1,253 @@
+/*
+ * sluice.h: the one public header of the sluice library.
+ *
+ * sluice is a set of streaming filters for LLM output. Every filter keeps the
+ * same contract:
+ *
+ *     sluice_filter *f;
+ *     sluice_think_opts o;
+ *     sluice_think_opts_init(&o);
+ *     if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) ...;
+ *     while (more) sluice_feed(f, buffer, bytes);   // any chunking, empty too
+ *     sluice_finish(f);                              // flushes held-back bytes
+ *     sluice_free(f);
+ *
+ * Output goes to sink->emit(user, channel, bytes, n). Only the concatenation
+ * of each channel's bytes is defined; how it is cut into callbacks is not.
+ * Structured events (thought records, stop verdicts, repairs) go to
+ * sink->event. For every chunking of the same input, each channel's
+ * concatenation and the event list are the same (split invariance); this is
+ * the property the conformance kit checks.
+ *
+ * Errors are sticky: once a call returns a status other than SLUICE_OK, every
+ * later call returns the same status, and sluice_get_error() gives the byte
+ * offset in the input stream where it happened.
+ */
+#ifndef SLUICE_H
+#define SLUICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SLUICE_STATIC_DEFINE)
+#define SLUICE_API
+#elif defined(SLUICE_BUILDING)
+#define SLUICE_API __attribute__((visibility("default")))
+#else
+#define SLUICE_API
+#endif
+
+#define SLUICE_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Status codes: one list makes the enum, the names and the texts.      */
+/* XX(ENUM, "protocol code", "description")                             */
+/* ------------------------------------------------------------------ */
+#define SLUICE_STATUS_MAP(XX)                                                   \
+  XX(OK, "ok", "success")                                                       \
+  XX(NOMEM, "nomem", "out of memory")                                           \
+  XX(CALLBACK, "callback", "an output callback returned non-zero")              \
+  XX(FINISHED, "finished", "the filter was already finished")                   \
+  XX(INVALID, "invalid_argument", "invalid argument or option")                 \
+  XX(UNSUPPORTED, "unsupported_filter", "no filter of that name")               \
+  XX(LIMIT, "limit", "a configured size limit was exceeded")                    \
+  XX(JSON_EMPTY, "empty", "the input is empty or only whitespace")              \
+  XX(JSON_NO_VALUE, "no_json", "no JSON value could be salvaged")               \
+  XX(JSON_DEPTH, "depth", "nesting deeper than the depth limit")                \
+  XX(JSON_INVALID, "invalid_json", "the repaired text is not valid JSON")       \
+  XX(SSE_FORMAT, "sse_format", "malformed event stream")
+
+typedef enum sluice_status {
+#define SLUICE_XX_ENUM(e, code, text) SLUICE_##e,
+  SLUICE_STATUS_MAP(SLUICE_XX_ENUM)
+#undef SLUICE_XX_ENUM
+  SLUICE_STATUS_COUNT
+} sluice_status;
+
+/* "nomem", "callback", ...: the code used in the filter protocol. */
+SLUICE_API const char *sluice_status_name(sluice_status s);
+/* A human-readable description of the status. */
+SLUICE_API const char *sluice_status_str(sluice_status s);
+
+/* ------------------------------------------------------------------ */
+/* Channels and events                                                  */
+/* ------------------------------------------------------------------ */
+typedef enum sluice_channel {
+  SLUICE_TEXT = 0, /* what the user sees */
+  SLUICE_THOUGHT,  /* hidden reasoning */
+  SLUICE_OTHER,    /* tool calls, tool results */
+  SLUICE_MARKUP,   /* recognised tags and control tokens */
+  SLUICE_DROPPED,  /* prefixes and whitespace a rule removed */
+  SLUICE_CHANNEL_COUNT
+} sluice_channel;
+
+/* "text", "thought", "other", "markup", "dropped". */
+SLUICE_API const char *sluice_channel_name(sluice_channel ch);
+
+typedef enum sluice_event_type {
+  SLUICE_EV_THOUGHT = 0, /* a thought block ended: name = tag, complete;
+                            its text is THOUGHT bytes [offset, offset+length) */
+  SLUICE_EV_STOP,        /* a stop verdict: name = reason, offset in code points */
+  SLUICE_EV_SSE,         /* a dispatched server-sent event: name = type,
+                            data = data, id = last event id */
+  SLUICE_EV_REPAIR,      /* a JSON repair: name = kind, offset = input byte */
+  SLUICE_EV_SNAPSHOT,    /* a JSON snapshot of the prefix so far: data = JSON */
+  SLUICE_EV_VALUE,       /* the JSON result: data = JSON text,
+                            complete = 0 when the input was truncated */
+  SLUICE_EV_COUNT
+} sluice_event_type;
+
+/* Event records. Pointers are valid only during the callback. */
+typedef struct sluice_event {
+  sluice_event_type type;
+  const char *name;
+  size_t name_len;
+  const char *data;
+  size_t data_len;
+  const char *id;
+  size_t id_len;
+  uint64_t offset;
+  uint64_t length;
+  int complete;
+} sluice_event;
+
+/* The sink receives a filter's output. Either callback may be NULL (the
+ * output is discarded). A non-zero return stops the filter with
+ * SLUICE_CALLBACK. */
+typedef struct sluice_sink {
+  int (*emit)(void *user, sluice_channel ch, const char *bytes, size_t n);
+  int (*event)(void *user, const sluice_event *ev);
+  void *user;
+} sluice_sink;
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                               */
+/* ------------------------------------------------------------------ */
+/* Per-instance allocator. Running out of memory is SLUICE_NOMEM, never an
+ * abort. NULL everywhere means the C library's malloc, realloc and free. */
+typedef struct sluice_mem {
+  void *(*malloc)(void *ctx, size_t n);
+  void *(*realloc)(void *ctx, void *p, size_t n);
+  void (*free)(void *ctx, void *p);
+  void *ctx;
+} sluice_mem;
+
+/* ------------------------------------------------------------------ */
+/* The filter life cycle, common to every filter                        */
+/* ------------------------------------------------------------------ */
+typedef struct sluice_filter sluice_filter;
+
+typedef struct sluice_error {
+  sluice_status status;
+  uint64_t offset;   /* byte offset in the input stream */
+  char message[160]; /* NUL-terminated */
+} sluice_error;
+
+/* Feed n bytes (p may be NULL when n is 0). A chunk may end anywhere, in the
+ * middle of a tag or of a UTF-8 sequence. */
+SLUICE_API sluice_status sluice_feed(sluice_filter *f, const void *p, size_t n);
+/* End of stream: releases every held-back byte and the final events. */
+SLUICE_API sluice_status sluice_finish(sluice_filter *f);
+/* Frees the filter; f may be NULL. */
+SLUICE_API void sluice_free(sluice_filter *f);
+/* The one-call form: feed the whole input once, then finish. It is the
+ * streaming code path, not a second implementation. */
+SLUICE_API sluice_status sluice_once(sluice_filter *f, const void *p, size_t n);
+/* The sticky error (status SLUICE_OK while there is none). */
+SLUICE_API const sluice_error *sluice_get_error(const sluice_filter *f);
+/* The filter's name ("think", ...). */
+SLUICE_API const char *sluice_filter_name(const sluice_filter *f);
+/* Bytes fed so far that have not yet been emitted on any channel: the
+ * current hold-back of a routing filter (think, clean, harmony). */
+SLUICE_API uint64_t sluice_held(const sluice_filter *f);
+/* Bytes fed so far. */
+SLUICE_API uint64_t sluice_fed(const sluice_filter *f);
+
+/* Builds any filter from its protocol name and a JSON options object (the
+ * "options" of the filter protocol, as UTF-8 JSON text; NULL or "" means {}).
+ * Unknown option keys and wrong types are SLUICE_INVALID with a message in
+ * *err naming the key. An unknown name is SLUICE_UNSUPPORTED. */
+SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
+                                                const char *options_json, size_t options_len,
+                                                const sluice_sink *sink, const sluice_mem *mem,
+                                                sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* think: thinking-block removal                                        */
+/* ------------------------------------------------------------------ */
+typedef enum sluice_think_mode {
+  SLUICE_THINK_CHANNEL = 0, /* every block, anywhere, several tag names */
+  SLUICE_THINK_ANCHORED     /* one literal pair, first block within a grace window */
+} sluice_think_mode;
+
+typedef enum sluice_missing_close {
+  SLUICE_MISSING_CLOSE_EMPTY = 0, /* expect_only_closing without a close: all hidden */
+  SLUICE_MISSING_CLOSE_KEEP       /* ... all returned as text */
+} sluice_missing_close;
+
+typedef struct sluice_pair {
+  const char *open; /* NUL-terminated literal */
+  const char *close;
+} sluice_pair;
+
+typedef struct sluice_think_opts {
+  sluice_think_mode mode;
+  /* channel mode */
+  const char *const *tags; /* tag names; NULL: thought thinking think reasoning reflection */
+  size_t ntags;
+  const sluice_pair *pairs; /* literal open/close strings instead of tags */
+  size_t npairs;
+  const char *start_in; /* start inside a block of this tag (or pair open) */
+  /* both modes */
+  int case_insensitive; /* ASCII case folding; default 1 */
+  /* anchored mode */
+  const char *start_tag; /* default "<think>" */
+  const char *end_tag;   /* default "</think>" */
+  uint64_t grace_period; /* code points; default 100 */
+  int expect_only_closing;
+  sluice_missing_close missing_close;
+  size_t max_block; /* anchored: cap on a held block in bytes; 0 = none */
+} sluice_think_opts;
+
+SLUICE_API void sluice_think_opts_init(sluice_think_opts *o);
+/* Creates a think filter. The options are copied. */
+SLUICE_API sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *o,
+                                          const sluice_sink *sink, const sluice_mem *mem);
+
+/* ------------------------------------------------------------------ */
+/* Output collector: a sink that keeps every channel and event, for     */
+/* one-call use, tests and the protocol server.                         */
+/* ------------------------------------------------------------------ */
+typedef struct sluice_output sluice_output;
+
+SLUICE_API sluice_status sluice_output_new(sluice_output **out, const sluice_mem *mem);
+SLUICE_API void sluice_output_free(sluice_output *o);
+/* Empties the collector for reuse. */
+SLUICE_API void sluice_output_reset(sluice_output *o);
+/* A sink that writes into o. */
+SLUICE_API sluice_sink sluice_output_sink(sluice_output *o);
+/* The bytes of one channel (not NUL-terminated; may contain NUL). */
+SLUICE_API const char *sluice_output_channel(const sluice_output *o, sluice_channel ch,
+                                             size_t *len);
+SLUICE_API size_t sluice_output_event_count(const sluice_output *o);
+/* The i-th event; its pointers stay valid until reset or free. */
+SLUICE_API const sluice_event *sluice_output_event(const sluice_output *o, size_t i);
+/* SLUICE_NOMEM if the collector itself ran out of memory. */
+SLUICE_API sluice_status sluice_output_status(const sluice_output *o);
+
+/* ------------------------------------------------------------------ */
+/* Text helpers shared by the filters and the tools                    */
+/* ------------------------------------------------------------------ */
+/* Code points in p[0..n), an invalid byte counting as one. */
+SLUICE_API uint64_t sluice_utf8_count(const void *p, size_t n);
+/* 1 if p[0..n) is well-formed UTF-8. */
+SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLUICE_H */

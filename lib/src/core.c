@@ -1,0 +1,288 @@
+/*
+ * core.c: the contract every filter shares: status names, allocator,
+ * buffers, the filter life cycle with sticky errors, hold-back feeding.
+ */
+#include "sluice_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- status ---------------- */
+
+static const char *const status_names[] = {
+#define XX(e, code, text) code,
+    SLUICE_STATUS_MAP(XX)
+#undef XX
+};
+
+static const char *const status_texts[] = {
+#define XX(e, code, text) text,
+    SLUICE_STATUS_MAP(XX)
+#undef XX
+};
+
+const char *sluice_status_name(sluice_status s) {
+  if ((unsigned)s >= SLUICE_STATUS_COUNT) return "unknown";
+  return status_names[s];
+}
+
+const char *sluice_status_str(sluice_status s) {
+  if ((unsigned)s >= SLUICE_STATUS_COUNT) return "unknown status";
+  return status_texts[s];
+}
+
+const char *sluice_channel_name(sluice_channel ch) {
+  static const char *const names[] = {"text", "thought", "other", "markup", "dropped"};
+  if ((unsigned)ch >= SLUICE_CHANNEL_COUNT) return "unknown";
+  return names[ch];
+}
+
+/* ---------------- memory ---------------- */
+
+static void *libc_malloc(void *ctx, size_t n) {
+  (void)ctx;
+  return malloc(n ? n : 1);
+}
+static void *libc_realloc(void *ctx, void *p, size_t n) {
+  (void)ctx;
+  return realloc(p, n ? n : 1);
+}
+static void libc_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+sluice_mem sluicep_mem_or_default(const sluice_mem *mem) {
+  sluice_mem m = {libc_malloc, libc_realloc, libc_free, NULL};
+  if (mem && mem->malloc && mem->realloc && mem->free) m = *mem;
+  return m;
+}
+
+void *sluicep_alloc(const sluice_mem *m, size_t n) { return m->malloc(m->ctx, n); }
+
+void *sluicep_calloc(const sluice_mem *m, size_t n) {
+  void *p = m->malloc(m->ctx, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
+void *sluicep_realloc(const sluice_mem *m, void *p, size_t n) {
+  return m->realloc(m->ctx, p, n);
+}
+
+void sluicep_dealloc(const sluice_mem *m, void *p) {
+  if (p) m->free(m->ctx, p);
+}
+
+char *sluicep_strdup(const sluice_mem *m, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = sluicep_alloc(m, n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* ---------------- buffer ---------------- */
+
+void sluicep_buf_init(sluicep_buf *b, const sluice_mem *mem) {
+  b->mem = mem;
+  b->ptr = NULL;
+  b->len = 0;
+  b->cap = 0;
+}
+
+int sluicep_buf_reserve(sluicep_buf *b, size_t extra) {
+  if (extra > SIZE_MAX - b->len) return -1; /* size_t overflow */
+  size_t want = b->len + extra;
+  if (want <= b->cap) return 0;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < want) {
+    if (cap > SIZE_MAX / 2) {
+      cap = want;
+      break;
+    }
+    cap *= 2;
+  }
+  char *p = sluicep_realloc(b->mem, b->ptr, cap);
+  if (!p) return -1;
+  b->ptr = p;
+  b->cap = cap;
+  return 0;
+}
+
+int sluicep_buf_append(sluicep_buf *b, const void *p, size_t n) {
+  if (n == 0) return 0;
+  if (sluicep_buf_reserve(b, n)) return -1;
+  memcpy(b->ptr + b->len, p, n);
+  b->len += n;
+  return 0;
+}
+
+void sluicep_buf_consume(sluicep_buf *b, size_t n) {
+  if (n >= b->len) {
+    b->len = 0;
+    return;
+  }
+  memmove(b->ptr, b->ptr + n, b->len - n);
+  b->len -= n;
+}
+
+void sluicep_buf_free(sluicep_buf *b) {
+  if (b->ptr) sluicep_dealloc(b->mem, b->ptr);
+  b->ptr = NULL;
+  b->len = b->cap = 0;
+}
+
+/* ---------------- errors ---------------- */
+
+static void vset_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt,
+                       va_list ap) {
+  err->status = st;
+  err->offset = offset;
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+}
+
+void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt,
+                       ...) {
+  if (!err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vset_error(err, st, offset, fmt, ap);
+  va_end(ap);
+}
+
+sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
+                           ...) {
+  if (f->err.status != SLUICE_OK) return f->err.status; /* the first error wins */
+  va_list ap;
+  va_start(ap, fmt);
+  vset_error(&f->err, st, offset, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+/* ---------------- the filter life cycle ---------------- */
+
+sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
+                                   const sluice_sink *sink, const sluice_mem *mem) {
+  *out = NULL;
+  sluice_mem m = sluicep_mem_or_default(mem);
+  sluice_filter *f = sluicep_calloc(&m, size);
+  if (!f) return SLUICE_NOMEM;
+  f->vt = vt;
+  f->mem = m;
+  if (sink) f->sink = *sink;
+  f->err.status = SLUICE_OK;
+  *out = f;
+  return SLUICE_OK;
+}
+
+int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
+  if (f->err.status != SLUICE_OK) return 1;
+  if (n == 0) return 0;
+  f->chan_bytes[ch] += n;
+  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
+    sluicep_fail(f, SLUICE_CALLBACK, f->fed, "the %s callback returned non-zero",
+                 sluice_channel_name(ch));
+    return 1;
+  }
+  return 0;
+}
+
+int sluicep_event(sluice_filter *f, const sluice_event *ev) {
+  if (f->err.status != SLUICE_OK) return 1;
+  if (f->sink.event && f->sink.event(f->sink.user, ev) != 0) {
+    sluicep_fail(f, SLUICE_CALLBACK, f->fed, "the event callback returned non-zero");
+    return 1;
+  }
+  return 0;
+}
+
+sluice_status sluice_feed(sluice_filter *f, const void *p, size_t n) {
+  if (!f) return SLUICE_INVALID;
+  if (f->err.status != SLUICE_OK) return f->err.status;
+  if (f->finished) return sluicep_fail(f, SLUICE_FINISHED, f->fed, "feed after finish");
+  if (n == 0) return SLUICE_OK;
+  if (!p) return sluicep_fail(f, SLUICE_INVALID, f->fed, "NULL bytes with a non-zero length");
+  sluice_status st = f->vt->feed(f, p, n);
+  f->fed += n;
+  return st != SLUICE_OK ? st : f->err.status;
+}
+
+sluice_status sluice_finish(sluice_filter *f) {
+  if (!f) return SLUICE_INVALID;
+  if (f->err.status != SLUICE_OK) return f->err.status;
+  if (f->finished) return sluicep_fail(f, SLUICE_FINISHED, f->fed, "finish called twice");
+  f->finished = 1;
+  sluice_status st = f->vt->finish(f);
+  return st != SLUICE_OK ? st : f->err.status;
+}
+
+sluice_status sluice_once(sluice_filter *f, const void *p, size_t n) {
+  sluice_status st = sluice_feed(f, p, n);
+  if (st != SLUICE_OK) return st;
+  return sluice_finish(f);
+}
+
+void sluice_free(sluice_filter *f) {
+  if (!f) return;
+  if (f->vt->destroy) f->vt->destroy(f);
+  sluice_mem m = f->mem;
+  sluicep_dealloc(&m, f);
+}
+
+const sluice_error *sluice_get_error(const sluice_filter *f) { return &f->err; }
+
+const char *sluice_filter_name(const sluice_filter *f) { return f->vt->name; }
+
+uint64_t sluice_fed(const sluice_filter *f) { return f->fed; }
+
+uint64_t sluice_held(const sluice_filter *f) {
+  uint64_t out = 0;
+  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) out += f->chan_bytes[c];
+  return f->fed > out ? f->fed - out : 0;
+}
+
+/* ---------------- hold-back feeding ---------------- */
+
+sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hold, size_t maxhold,
+                                sluicep_process_fn process, const char *p, size_t n) {
+  if (hold->len > 0) {
+    /* Top the held tail up with at most maxhold new bytes: every candidate
+     * that starts inside the old tail is then decided, so the process call
+     * consumes at least the old tail and the rest of the chunk can be
+     * processed in place, without copying it. */
+    size_t old = hold->len;
+    size_t k = n < maxhold ? n : maxhold;
+    if (sluicep_buf_append(hold, p, k))
+      return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+    size_t c = process(f, hold->ptr, hold->len, 0);
+    if (f->err.status != SLUICE_OK) return f->err.status;
+    if (c < hold->len && k == n) {
+      /* The whole chunk went into the hold and its tail is still undecided. */
+      sluicep_buf_consume(hold, c);
+      return SLUICE_OK;
+    }
+    if (c < old) /* process() left an undecided tail of maxhold bytes or more */
+      return sluicep_fail(f, SLUICE_INVALID, f->fed, "internal: hold-back exceeded its bound");
+    /* Continue with the chunk from the first unconsumed byte. */
+    size_t skip = c - old;
+    hold->len = 0;
+    p += skip;
+    n -= skip;
+  }
+  size_t c = process(f, p, n, 0);
+  if (f->err.status != SLUICE_OK) return f->err.status;
+  if (c < n && sluicep_buf_append(hold, p + c, n - c))
+    return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+  return SLUICE_OK;
+}
+
+sluice_status sluicep_held_finish(sluice_filter *f, sluicep_buf *hold,
+                                  sluicep_process_fn process) {
+  if (hold->len > 0) {
+    process(f, hold->ptr, hold->len, 1);
+    hold->len = 0;
+  }
+  return f->err.status;
+}

@@ -1,0 +1,140 @@
+/*
+ * sluice_private.h: what the filters share inside the library. Nothing here
+ * is part of the public API; internal symbols are sluicep_ or static.
+ */
+#ifndef SLUICE_PRIVATE_H
+#define SLUICE_PRIVATE_H
+
+#include "sluice.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------- memory ---------------- */
+void *sluicep_alloc(const sluice_mem *m, size_t n);
+void *sluicep_calloc(const sluice_mem *m, size_t n);
+void *sluicep_realloc(const sluice_mem *m, void *p, size_t n);
+void sluicep_dealloc(const sluice_mem *m, void *p);
+/* Copies a NUL-terminated string with the allocator; NULL on failure. */
+char *sluicep_strdup(const sluice_mem *m, const char *s);
+/* The allocator to use: *mem, or libc's when mem is NULL. */
+sluice_mem sluicep_mem_or_default(const sluice_mem *mem);
+
+/* ---------------- growable byte buffer ----------------
+ * Carries its allocator (cmark's strbuf). Growth doubles, with a check for
+ * size_t overflow. An empty buffer never allocates. */
+typedef struct sluicep_buf {
+  const sluice_mem *mem;
+  char *ptr;
+  size_t len;
+  size_t cap;
+} sluicep_buf;
+
+void sluicep_buf_init(sluicep_buf *b, const sluice_mem *mem);
+/* 0 on success, -1 when out of memory (the buffer is unchanged). */
+int sluicep_buf_reserve(sluicep_buf *b, size_t extra);
+int sluicep_buf_append(sluicep_buf *b, const void *p, size_t n);
+/* Removes the first n bytes. */
+void sluicep_buf_consume(sluicep_buf *b, size_t n);
+void sluicep_buf_free(sluicep_buf *b);
+
+/* ---------------- the filter base ----------------
+ * Every filter struct starts with a sluice_filter. */
+typedef struct sluicep_vtable {
+  const char *name;
+  /* Called by sluice_feed with n > 0 (or n == 0, which must be a no-op). */
+  sluice_status (*feed)(sluice_filter *f, const char *p, size_t n);
+  sluice_status (*finish)(sluice_filter *f);
+  void (*destroy)(sluice_filter *f); /* frees what the filter owns, not f */
+} sluicep_vtable;
+
+struct sluice_filter {
+  const sluicep_vtable *vt;
+  sluice_mem mem;
+  sluice_sink sink;
+  sluice_error err;
+  uint64_t fed;                              /* bytes fed so far */
+  uint64_t chan_bytes[SLUICE_CHANNEL_COUNT]; /* bytes emitted per channel */
+  int finished;
+};
+
+/* Allocates a filter struct of `size` bytes (zeroed) with its base set up. */
+sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
+                                   const sluice_sink *sink, const sluice_mem *mem);
+
+/* Sets the sticky error (the first one wins) and returns its status. */
+sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
+
+/* Emits bytes on a channel. Returns non-zero when the filter must stop (the
+ * callback asked to, or an earlier error). n == 0 emits nothing. */
+int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *p, size_t n);
+/* Sends an event. Returns non-zero when the filter must stop. */
+int sluicep_event(sluice_filter *f, const sluice_event *ev);
+
+/* ---------------- hold-back feeding ----------------
+ * Many filters decide on a byte only after seeing a bounded number of bytes
+ * after it (a partial tag or token). They implement
+ *     size_t process(f, p, n, final)
+ * that consumes and emits as much of p[0..n) as can be decided and returns
+ * the count; the undecided tail must be shorter than `maxhold`. With final
+ * set it must consume everything. sluicep_held_feed keeps the tail in `hold`
+ * and joins it with the next chunk, copying at most maxhold bytes of the new
+ * chunk, so the work stays linear whatever the chunking. */
+typedef size_t (*sluicep_process_fn)(sluice_filter *f, const char *p, size_t n, int final);
+
+sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hold, size_t maxhold,
+                                sluicep_process_fn process, const char *p, size_t n);
+sluice_status sluicep_held_finish(sluice_filter *f, sluicep_buf *hold, sluicep_process_fn process);
+
+/* ---------------- UTF-8 ----------------
+ * Code-point counting where a chunk may cut a sequence anywhere. A
+ * well-formed sequence (RFC 3629: no overlongs, no surrogates, at most
+ * U+10FFFF) is one code point; every byte that is not part of one counts as
+ * one code point on its own. */
+typedef struct sluicep_u8 {
+  uint8_t pend[4]; /* bytes of an incomplete, so far valid sequence */
+  uint8_t npend;
+  uint8_t need; /* total length of the pending sequence */
+} sluicep_u8;
+
+/* Feeds one byte; returns how many code points became final (0 to 4).
+ * If cps is not NULL, the code points (or, for invalid bytes, 0xFFFFFFFF
+ * ORed with nothing: the byte value | 0x80000000) are written there. */
+int sluicep_u8_step(sluicep_u8 *st, uint8_t byte, uint32_t cps[4]);
+/* End of stream: pending bytes become single code points. */
+int sluicep_u8_flush(sluicep_u8 *st, uint32_t cps[4]);
+/* Length of the well-formed sequence starting at p (1 to 4), or 0 if p[0..n)
+ * does not start with one (an invalid byte, or a sequence cut by n). */
+size_t sluicep_u8_seq_len(const unsigned char *p, size_t n);
+
+/* Python's str.isspace() on one code point. */
+int sluicep_is_space_cp(uint32_t cp);
+/* The length of the whitespace code point (as in sluicep_is_space_cp) that
+ * starts p[0..n), 0 if none. *partial is set when p[0..n) is a proper prefix
+ * of a whitespace code point (more bytes are needed to decide). */
+size_t sluicep_space_len(const unsigned char *p, size_t n, int *partial);
+
+/* ---------------- options from JSON ----------------
+ * Each filter parses its "options" object. The helpers report a wrong type
+ * naming the key, into err. They return 0 on success. */
+int sluicep_opt_check_keys(json_t *opts, const char *const *known, sluice_error *err,
+                           const char *filter);
+int sluicep_opt_bool(json_t *opts, const char *key, int *out, sluice_error *err);
+int sluicep_opt_uint(json_t *opts, const char *key, uint64_t *out, sluice_error *err);
+/* *out points into the JSON value (valid while opts lives); NUL bytes are
+ * rejected. */
+int sluicep_opt_string(json_t *opts, const char *key, const char **out, sluice_error *err);
+void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* One entry per filter that can be built from protocol options. */
+typedef sluice_status (*sluicep_from_json_fn)(sluice_filter **out, json_t *opts,
+                                              const sluice_sink *sink, const sluice_mem *mem,
+                                              sluice_error *err);
+sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                      const sluice_mem *mem, sluice_error *err);
+
+#endif /* SLUICE_PRIVATE_H */

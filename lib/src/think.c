@@ -1,0 +1,577 @@
+/*
+ * think.c: thinking-block removal, in two modes (DESIGN.md §2).
+ *
+ * channel  Every block, anywhere. Tags <name>...</name> for a set of names,
+ *          or literal open/close pairs. A block closes only at its own
+ *          closing tag; nothing nests. Hidden text streams to THOUGHT.
+ * anchored One literal pair; the first opening tag counts only if it starts
+ *          at code-point index <= grace_period; one block is removed; an
+ *          unterminated block is given back as text, so the block is held
+ *          until its closing tag (max_block caps that).
+ *
+ * One scanner serves both modes. The only bytes held back between feed calls
+ * are a trailing proper prefix of a tag that is still possible (fewer than
+ * the longest tag), plus, in anchored mode, an open block.
+ */
+#include "sluice_private.h"
+
+#include <string.h>
+
+#define MAX_TAG_BYTES 256
+#define MAX_BLOCKS 64
+
+typedef struct block_def {
+  char *open, *close, *tag; /* NUL-terminated copies */
+  size_t open_n, close_n, tag_n;
+} block_def;
+
+/* A set of literal patterns active in one state, with a table of the bytes a
+ * pattern can start with, so the scan skips everything else. */
+typedef struct pset {
+  const char **s;
+  size_t *n;
+  size_t count;
+  uint8_t first[256];
+  int nfirst;    /* distinct first bytes */
+  uint8_t byte0; /* the first byte when nfirst == 1 (memchr) */
+} pset;
+
+enum phase { SEEK, BLOCK, CLOSE_ONLY, PASS };
+
+typedef struct think {
+  sluice_filter base;
+  sluicep_buf hold;
+  size_t maxpat;
+  int ci;
+  sluice_think_mode mode;
+  block_def *blocks;
+  size_t nblocks;
+  pset opens;   /* every opening literal */
+  pset *closes; /* one closing literal per block */
+  /* channel mode */
+  int inside; /* block index, or -1 */
+  uint64_t thought_start;
+  /* anchored mode */
+  enum phase phase;
+  uint64_t grace;
+  uint64_t cp; /* code points consumed while seeking */
+  sluicep_u8 u8;
+  int expect_only_closing;
+  sluice_missing_close missing_close;
+  size_t max_block;
+  sluicep_buf open_seen; /* the opening tag as written */
+  sluicep_buf block;     /* held block text */
+} think;
+
+static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
+
+static int pset_init(think *t, pset *ps, size_t count) {
+  memset(ps, 0, sizeof *ps);
+  ps->s = sluicep_calloc(&t->base.mem, count * sizeof *ps->s);
+  ps->n = sluicep_calloc(&t->base.mem, count * sizeof *ps->n);
+  if (!ps->s || !ps->n) return -1;
+  ps->count = 0;
+  return 0;
+}
+
+static void pset_add(think *t, pset *ps, const char *s, size_t n) {
+  ps->s[ps->count] = s;
+  ps->n[ps->count] = n;
+  ps->count++;
+  uint8_t b = (uint8_t)s[0];
+  uint8_t forms[2] = {b, b};
+  if (t->ci && b >= 'a' && b <= 'z') forms[1] = (uint8_t)(b - 32);
+  if (t->ci && b >= 'A' && b <= 'Z') forms[1] = (uint8_t)(b + 32);
+  for (int i = 0; i < 2; i++)
+    if (!ps->first[forms[i]]) {
+      ps->first[forms[i]] = 1;
+      ps->nfirst++;
+      ps->byte0 = forms[i];
+    }
+  if (n > t->maxpat) t->maxpat = n;
+}
+
+static void pset_free(think *t, pset *ps) {
+  sluicep_dealloc(&t->base.mem, (void *)ps->s);
+  sluicep_dealloc(&t->base.mem, ps->n);
+}
+
+/* The first position in [i, n) where a pattern of ps may start, or n. */
+static size_t next_candidate(const pset *ps, const char *p, size_t i, size_t n) {
+  if (i >= n) return n;
+  if (ps->nfirst == 1) {
+    const char *q = memchr(p + i, ps->byte0, n - i);
+    return q ? (size_t)(q - p) : n;
+  }
+  while (i < n && !ps->first[(uint8_t)p[i]]) i++;
+  return i;
+}
+
+enum match { NONE, PARTIAL, FULL };
+
+/* Leftmost-longest: at p[0..avail), the longest full match wins, unless a
+ * longer pattern is still possible (then the caller must wait for bytes). */
+static enum match match_at(const think *t, const pset *ps, const char *p, size_t avail, int final,
+                           size_t *which) {
+  size_t best_len = 0, pending_len = 0;
+  int have_full = 0;
+  for (size_t j = 0; j < ps->count; j++) {
+    size_t len = ps->n[j];
+    size_t k = len < avail ? len : avail;
+    size_t m = 0;
+    if (t->ci) {
+      while (m < k && fold((uint8_t)p[m]) == fold((uint8_t)ps->s[j][m])) m++;
+    } else {
+      while (m < k && p[m] == ps->s[j][m]) m++;
+    }
+    if (m < k) continue;
+    if (k == len) {
+      if (!have_full || len > best_len) {
+        have_full = 1;
+        best_len = len;
+        *which = j;
+      }
+    } else if (!final && len > pending_len) {
+      pending_len = len;
+    }
+  }
+  if (pending_len > (have_full ? best_len : 0)) return PARTIAL;
+  return have_full ? FULL : NONE;
+}
+
+/* ---------------- content routing ---------------- */
+
+static int hold_block(think *t, const char *p, size_t n) {
+  if (n == 0) return 0;
+  if (t->max_block && t->block.len + n > t->max_block) {
+    sluicep_fail(&t->base, SLUICE_LIMIT, t->base.fed,
+                 "a thinking block exceeded max_block (%zu bytes) before its closing tag",
+                 t->max_block);
+    return 1;
+  }
+  if (sluicep_buf_append(&t->block, p, n)) {
+    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding a thinking block");
+    return 1;
+  }
+  return 0;
+}
+
+/* Routes content bytes (not tags) according to the current state. */
+static int content(think *t, const char *p, size_t n) {
+  if (n == 0) return 0;
+  if (t->mode == SLUICE_THINK_CHANNEL)
+    return sluicep_emit(&t->base, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, p, n);
+  switch (t->phase) {
+  case BLOCK: return hold_block(t, p, n);
+  case CLOSE_ONLY:
+    if (t->missing_close == SLUICE_MISSING_CLOSE_KEEP) return hold_block(t, p, n);
+    return sluicep_emit(&t->base, SLUICE_THOUGHT, p, n);
+  default: return sluicep_emit(&t->base, SLUICE_TEXT, p, n);
+  }
+}
+
+static int thought_record(think *t, const block_def *b, int complete) {
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_THOUGHT;
+  ev.name = b->tag;
+  ev.name_len = b->tag_n;
+  ev.offset = t->thought_start;
+  ev.length = t->base.chan_bytes[SLUICE_THOUGHT] - t->thought_start;
+  ev.complete = complete;
+  return sluicep_event(&t->base, &ev);
+}
+
+/* A pattern matched at p (len bytes): the state transition. */
+static int on_tag(think *t, size_t which, const char *p, size_t len) {
+  if (t->mode == SLUICE_THINK_CHANNEL) {
+    if (t->inside < 0) {
+      t->inside = (int)which;
+      if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
+      t->thought_start = t->base.chan_bytes[SLUICE_THOUGHT];
+      return 0;
+    }
+    if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
+    int rc = thought_record(t, &t->blocks[t->inside], 1);
+    t->inside = -1;
+    return rc;
+  }
+  switch (t->phase) {
+  case SEEK:
+    t->phase = BLOCK;
+    if (sluicep_buf_append(&t->open_seen, p, len)) {
+      sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory");
+      return 1;
+    }
+    return 0;
+  case BLOCK:
+  case CLOSE_ONLY:
+    t->thought_start = t->base.chan_bytes[SLUICE_THOUGHT];
+    if (t->phase == BLOCK && sluicep_emit(&t->base, SLUICE_MARKUP, t->open_seen.ptr,
+                                          t->open_seen.len))
+      return 1;
+    if (t->phase == CLOSE_ONLY && t->missing_close == SLUICE_MISSING_CLOSE_EMPTY)
+      t->thought_start = 0; /* the hidden text streamed from the start */
+    if (sluicep_emit(&t->base, SLUICE_THOUGHT, t->block.ptr, t->block.len)) return 1;
+    sluicep_buf_free(&t->block);
+    if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
+    t->phase = PASS;
+    return thought_record(t, &t->blocks[0], 1);
+  default: return 0;
+  }
+}
+
+static const pset *active(const think *t) {
+  if (t->mode == SLUICE_THINK_CHANNEL) return t->inside >= 0 ? &t->closes[t->inside] : &t->opens;
+  switch (t->phase) {
+  case SEEK: return &t->opens;
+  case BLOCK:
+  case CLOSE_ONLY: return &t->closes[0];
+  default: return NULL;
+  }
+}
+
+/* Counts the code points of p[0..n) while seeking; leaves SEEK for PASS once
+ * no opening tag can start inside the grace window any more. */
+static void seek_count(think *t, const char *p, size_t n) {
+  for (size_t i = 0; i < n && t->phase == SEEK; i++) {
+    t->cp += (uint64_t)sluicep_u8_step(&t->u8, (uint8_t)p[i], NULL);
+    if (t->cp > t->grace) t->phase = PASS;
+  }
+}
+
+static size_t think_process(sluice_filter *f, const char *p, size_t n, int final) {
+  think *t = (think *)f;
+  size_t i = 0;
+  while (i < n) {
+    const pset *ps = active(t);
+    if (!ps) {
+      if (content(t, p + i, n - i)) return n;
+      return n;
+    }
+    size_t c = next_candidate(ps, p, i, n);
+    if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) {
+      seek_count(t, p + i, c - i);
+      /* A tag's first byte never continues a sequence (checked at creation),
+       * so pending bytes before it count one each. */
+      if (t->phase == SEEK && c < n && t->cp + t->u8.npend > t->grace) t->phase = PASS;
+      if (t->phase != SEEK) {
+        if (content(t, p + i, n - i)) return n;
+        return n;
+      }
+    }
+    if (content(t, p + i, c - i)) return n;
+    if (c >= n) return n;
+    size_t which = 0;
+    enum match m = match_at(t, ps, p + c, n - c, final, &which);
+    if (m == PARTIAL) return c; /* hold back from the candidate */
+    if (m == FULL) {
+      size_t len = ps->n[which];
+      if (on_tag(t, ps == &t->opens ? which : (size_t)(t->inside >= 0 ? t->inside : 0), p + c,
+                 len))
+        return n;
+      i = c + len;
+      continue;
+    }
+    /* Not a tag: the candidate byte is content. */
+    if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) seek_count(t, p + c, 1);
+    if (content(t, p + c, 1)) return n;
+    i = c + 1;
+  }
+  return n;
+}
+
+static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
+  think *t = (think *)f;
+  return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
+}
+
+static sluice_status think_finish(sluice_filter *f) {
+  think *t = (think *)f;
+  if (sluicep_held_finish(f, &t->hold, think_process) != SLUICE_OK) return f->err.status;
+  if (t->mode == SLUICE_THINK_CHANNEL) {
+    if (t->inside >= 0) thought_record(t, &t->blocks[t->inside], 0);
+    return f->err.status;
+  }
+  if (t->phase == BLOCK) {
+    /* Unterminated: the proxy gives the original text back. */
+    if (sluicep_emit(f, SLUICE_TEXT, t->open_seen.ptr, t->open_seen.len)) return f->err.status;
+    sluicep_emit(f, SLUICE_TEXT, t->block.ptr, t->block.len);
+  } else if (t->phase == CLOSE_ONLY) {
+    if (t->missing_close == SLUICE_MISSING_CLOSE_KEEP) {
+      sluicep_emit(f, SLUICE_TEXT, t->block.ptr, t->block.len);
+    } else {
+      t->thought_start = 0;
+      thought_record(t, &t->blocks[0], 0);
+    }
+  }
+  return f->err.status;
+}
+
+static void think_destroy(sluice_filter *f) {
+  think *t = (think *)f;
+  sluice_mem *m = &f->mem;
+  for (size_t i = 0; i < t->nblocks && t->blocks; i++) {
+    sluicep_dealloc(m, t->blocks[i].open);
+    sluicep_dealloc(m, t->blocks[i].close);
+    sluicep_dealloc(m, t->blocks[i].tag);
+  }
+  sluicep_dealloc(m, t->blocks);
+  pset_free(t, &t->opens);
+  for (size_t i = 0; i < t->nblocks && t->closes; i++) pset_free(t, &t->closes[i]);
+  sluicep_dealloc(m, t->closes);
+  sluicep_buf_free(&t->hold);
+  sluicep_buf_free(&t->open_seen);
+  sluicep_buf_free(&t->block);
+}
+
+static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think_destroy};
+
+/* ---------------- construction ---------------- */
+
+void sluice_think_opts_init(sluice_think_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->mode = SLUICE_THINK_CHANNEL;
+  o->case_insensitive = 1;
+  o->grace_period = 100;
+  o->missing_close = SLUICE_MISSING_CLOSE_EMPTY;
+}
+
+static const char *const default_tags[] = {"thought", "thinking", "think", "reasoning",
+                                           "reflection"};
+
+static int valid_name(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > 64) return 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c <= 0x20 || c == 0x7F || c == '<' || c == '>' || c == '/') return 0;
+  }
+  return 1;
+}
+
+static int valid_literal(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  return n > 0 && n <= MAX_TAG_BYTES;
+}
+
+static char *concat3(const sluice_mem *m, const char *a, const char *b, const char *c) {
+  size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+  char *s = sluicep_alloc(m, na + nb + nc + 1);
+  if (!s) return NULL;
+  memcpy(s, a, na);
+  memcpy(s + na, b, nb);
+  memcpy(s + na + nb, c, nc + 1);
+  return s;
+}
+
+static sluice_status bad(sluice_error *err, const char *msg, const char *arg) {
+  sluicep_set_error(err, SLUICE_INVALID, 0, msg, arg ? arg : "");
+  return SLUICE_INVALID;
+}
+
+static sluice_status think_validate(const sluice_think_opts *o, sluice_error *err) {
+  if (o->mode != SLUICE_THINK_CHANNEL && o->mode != SLUICE_THINK_ANCHORED)
+    return bad(err, "unknown think mode%s", NULL);
+  if (o->mode == SLUICE_THINK_CHANNEL) {
+    if (o->tags && o->pairs) return bad(err, "give either tags or pairs, not both%s", NULL);
+    if ((o->tags && o->ntags == 0) || (o->pairs && o->npairs == 0))
+      return bad(err, "tags and pairs must not be empty lists%s", NULL);
+    if (o->ntags > MAX_BLOCKS || o->npairs > MAX_BLOCKS)
+      return bad(err, "at most 64 tags or pairs%s", NULL);
+    for (size_t i = 0; o->tags && i < o->ntags; i++)
+      if (!o->tags[i] || !valid_name(o->tags[i]))
+        return bad(err,
+                   "tag name \"%s\" must be 1 to 64 bytes without spaces, controls, <, > or /",
+                   o->tags[i]);
+    for (size_t i = 0; o->pairs && i < o->npairs; i++)
+      if (!valid_literal(o->pairs[i].open) || !valid_literal(o->pairs[i].close))
+        return bad(err, "each pair needs an open and a close string of 1 to 256 bytes%s", NULL);
+  } else {
+    if (o->start_tag && !valid_literal(o->start_tag))
+      return bad(err, "start_tag must be 1 to 256 bytes%s", NULL);
+    if (o->end_tag && !valid_literal(o->end_tag))
+      return bad(err, "end_tag must be 1 to 256 bytes%s", NULL);
+    if (o->start_tag && ((unsigned char)o->start_tag[0] & 0xC0) == 0x80)
+      return bad(err, "start_tag must not begin with a UTF-8 continuation byte%s", NULL);
+    if (o->start_in) return bad(err, "start_in is for channel mode; use expect_only_closing%s", NULL);
+  }
+  return SLUICE_OK;
+}
+
+static int add_block(think *t, const char *open, const char *close, const char *tag) {
+  block_def *b = &t->blocks[t->nblocks];
+  b->open = sluicep_strdup(&t->base.mem, open);
+  b->close = sluicep_strdup(&t->base.mem, close);
+  b->tag = sluicep_strdup(&t->base.mem, tag);
+  t->nblocks++;
+  if (!b->open || !b->close || !b->tag) return -1;
+  b->open_n = strlen(open);
+  b->close_n = strlen(close);
+  b->tag_n = strlen(tag);
+  return 0;
+}
+
+static sluice_status think_new_err(sluice_filter **out, const sluice_think_opts *o,
+                                   const sluice_sink *sink, const sluice_mem *mem,
+                                   sluice_error *err) {
+  *out = NULL;
+  sluice_think_opts defaults;
+  if (!o) {
+    sluice_think_opts_init(&defaults);
+    o = &defaults;
+  }
+  sluice_status st = think_validate(o, err);
+  if (st != SLUICE_OK) return st;
+  sluice_filter *f;
+  st = sluicep_filter_alloc(&f, sizeof(think), &think_vt, sink, mem);
+  if (st != SLUICE_OK) return st;
+  think *t = (think *)f;
+  const sluice_mem *m = &f->mem;
+  sluicep_buf_init(&t->hold, m);
+  sluicep_buf_init(&t->open_seen, m);
+  sluicep_buf_init(&t->block, m);
+  t->mode = o->mode;
+  t->ci = o->case_insensitive != 0;
+  t->inside = -1;
+  t->grace = o->grace_period;
+  t->expect_only_closing = o->expect_only_closing;
+  t->missing_close = o->missing_close;
+  t->max_block = o->max_block;
+
+  size_t nb;
+  if (o->mode == SLUICE_THINK_ANCHORED) nb = 1;
+  else if (o->pairs) nb = o->npairs;
+  else nb = o->tags ? o->ntags : sizeof default_tags / sizeof default_tags[0];
+  t->blocks = sluicep_calloc(m, nb * sizeof *t->blocks);
+  t->closes = sluicep_calloc(m, nb * sizeof *t->closes);
+  if (!t->blocks || !t->closes) goto nomem;
+  if (o->mode == SLUICE_THINK_ANCHORED) {
+    const char *open = o->start_tag ? o->start_tag : "<think>";
+    if (add_block(t, open, o->end_tag ? o->end_tag : "</think>", open)) goto nomem;
+  } else {
+    for (size_t i = 0; i < nb; i++) {
+      if (o->pairs) {
+        if (add_block(t, o->pairs[i].open, o->pairs[i].close, o->pairs[i].open)) goto nomem;
+        continue;
+      }
+      const char *name = o->tags ? o->tags[i] : default_tags[i];
+      char *open = concat3(m, "<", name, ">");
+      char *close = concat3(m, "</", name, ">");
+      int rc = (!open || !close) ? -1 : add_block(t, open, close, name);
+      sluicep_dealloc(m, open);
+      sluicep_dealloc(m, close);
+      if (rc) goto nomem;
+    }
+  }
+  if (pset_init(t, &t->opens, nb)) goto nomem;
+  for (size_t i = 0; i < nb; i++) {
+    pset_add(t, &t->opens, t->blocks[i].open, t->blocks[i].open_n);
+    if (pset_init(t, &t->closes[i], 1)) goto nomem;
+    pset_add(t, &t->closes[i], t->blocks[i].close, t->blocks[i].close_n);
+  }
+  /* The hold buffer is sized once, so feeding never allocates for it. */
+  if (sluicep_buf_reserve(&t->hold, 2 * t->maxpat)) goto nomem;
+
+  if (o->mode == SLUICE_THINK_CHANNEL && o->start_in) {
+    for (size_t i = 0; i < nb; i++)
+      if (strcmp(t->blocks[i].tag, o->start_in) == 0) {
+        t->inside = (int)i;
+        break;
+      }
+    if (t->inside < 0) {
+      sluice_free(f);
+      return bad(err, "start_in \"%s\" names no configured tag", o->start_in);
+    }
+  }
+  if (o->mode == SLUICE_THINK_ANCHORED)
+    t->phase = o->expect_only_closing ? CLOSE_ONLY : SEEK;
+  *out = f;
+  return SLUICE_OK;
+nomem:
+  sluice_free(f);
+  return SLUICE_NOMEM;
+}
+
+sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *o,
+                               const sluice_sink *sink, const sluice_mem *mem) {
+  return think_new_err(out, o, sink, mem, NULL);
+}
+
+/* ---------------- protocol options ---------------- */
+
+static const char *const think_keys[] = {
+    "mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
+    "grace_period", "expect_only_closing", "missing_close", "max_block", NULL};
+
+static const char *const channel_only[] = {"tags", "pairs", "start_in", NULL};
+static const char *const anchored_only[] = {"start_tag", "end_tag", "grace_period",
+                                            "expect_only_closing", "missing_close",
+                                            "max_block", NULL};
+
+sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                      const sluice_mem *mem, sluice_error *err) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  if (sluicep_opt_check_keys(opts, think_keys, err, "think")) return SLUICE_INVALID;
+  const char *mode = NULL, *missing = NULL;
+  uint64_t max_block = 0;
+  if (sluicep_opt_string(opts, "mode", &mode, err)) return SLUICE_INVALID;
+  if (mode && strcmp(mode, "channel") == 0) o.mode = SLUICE_THINK_CHANNEL;
+  else if (mode && strcmp(mode, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
+  else if (mode) return bad(err, "option \"mode\" must be \"channel\" or \"anchored\", not \"%s\"", mode);
+  const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? anchored_only : channel_only;
+  for (size_t i = 0; wrong[i]; i++)
+    if (json_object_get(opts, wrong[i])) {
+      sluicep_set_error(err, SLUICE_INVALID, 0, "option \"%s\" does not apply to mode %s",
+                        wrong[i], o.mode == SLUICE_THINK_CHANNEL ? "channel" : "anchored");
+      return SLUICE_INVALID;
+    }
+  if (sluicep_opt_bool(opts, "case_insensitive", &o.case_insensitive, err) ||
+      sluicep_opt_string(opts, "start_in", &o.start_in, err) ||
+      sluicep_opt_string(opts, "start_tag", &o.start_tag, err) ||
+      sluicep_opt_string(opts, "end_tag", &o.end_tag, err) ||
+      sluicep_opt_uint(opts, "grace_period", &o.grace_period, err) ||
+      sluicep_opt_bool(opts, "expect_only_closing", &o.expect_only_closing, err) ||
+      sluicep_opt_string(opts, "missing_close", &missing, err) ||
+      sluicep_opt_uint(opts, "max_block", &max_block, err))
+    return SLUICE_INVALID;
+  o.max_block = (size_t)max_block;
+  if (missing && strcmp(missing, "empty") == 0) o.missing_close = SLUICE_MISSING_CLOSE_EMPTY;
+  else if (missing && strcmp(missing, "keep") == 0) o.missing_close = SLUICE_MISSING_CLOSE_KEEP;
+  else if (missing) return bad(err, "option \"missing_close\" must be \"empty\" or \"keep\", not \"%s\"", missing);
+
+  const char *tags[MAX_BLOCKS];
+  sluice_pair pairs[MAX_BLOCKS];
+  json_t *jt = json_object_get(opts, "tags");
+  if (jt) {
+    if (!json_is_array(jt) || json_array_size(jt) > MAX_BLOCKS)
+      return bad(err, "option \"tags\" must be an array of at most 64 strings%s", NULL);
+    for (size_t i = 0; i < json_array_size(jt); i++) {
+      json_t *v = json_array_get(jt, i);
+      if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+        return bad(err, "option \"tags\" must be an array of strings%s", NULL);
+      tags[i] = json_string_value(v);
+    }
+    o.tags = tags;
+    o.ntags = json_array_size(jt);
+  }
+  json_t *jp = json_object_get(opts, "pairs");
+  if (jp) {
+    if (!json_is_array(jp) || json_array_size(jp) > MAX_BLOCKS)
+      return bad(err, "option \"pairs\" must be an array of at most 64 [open, close] pairs%s", NULL);
+    for (size_t i = 0; i < json_array_size(jp); i++) {
+      json_t *v = json_array_get(jp, i);
+      json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+      if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(a) ||
+          !json_is_string(b) || strlen(json_string_value(a)) != json_string_length(a) ||
+          strlen(json_string_value(b)) != json_string_length(b))
+        return bad(err, "option \"pairs\" must hold [open, close] pairs of strings%s", NULL);
+      pairs[i].open = json_string_value(a);
+      pairs[i].close = json_string_value(b);
+    }
+    o.pairs = pairs;
+    o.npairs = json_array_size(jp);
+  }
+  return think_new_err(out, &o, sink, mem, err);
+}
