@@ -76,10 +76,10 @@ static size_t __attribute__((noinline)) calib_chunk(const char *p, size_t n, siz
   return n;
 }
 
-int cmd_bench(int argc, char **argv) {
-  if (wants_help(argc, argv) || argc < 2 || strcmp(argv[1], "think") != 0) {
-    fputs(bench_usage, argc >= 2 && wants_help(argc, argv) ? stdout : stderr);
-    return wants_help(argc, argv) ? 0 : 2;
+static int bench_think(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    fputs(bench_usage, stdout);
+    return 0;
   }
   size_t mb = 16;
   int reps = 3;
@@ -154,4 +154,23 @@ int cmd_bench(int argc, char **argv) {
   }
   free(text);
   return 0;
+}
+
+/* One line per filter benchmark. */
+static const struct {
+  const char *name;
+  int (*run)(int, char **);
+} benches[] = {
+    {"think", bench_think},
+};
+
+int cmd_bench(int argc, char **argv) {
+  if (argc >= 2)
+    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
+      if (strcmp(argv[1], benches[i].name) == 0) return benches[i].run(argc, argv);
+  FILE *fp = wants_help(argc, argv) ? stdout : stderr;
+  fprintf(fp, "usage: sluice bench NAME [options]   (NAME --help for its options)\nbenchmarks:");
+  for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) fprintf(fp, " %s", benches[i].name);
+  fputc('\n', fp);
+  return fp == stdout ? 0 : 2;
 }
