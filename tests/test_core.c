@@ -1,3 +1,426 @@
-#include "sluice.h"
+/*
+ * test_core.c: the filter contract and the think filter, below the
+ * conformance suites: statuses, sticky errors, callbacks that stop, the
+ * failure-injection test over every allocation, randomized split invariance
+ * and conservation, UTF-8 counting and the whitespace set.
+ */
 #include <stdio.h>
-int main(void) { printf("%s\n", sluice_status_name(SLUICE_OK)); return 0; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/src/sluice_private.h"
+#include "sluice.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                                      \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
+      failures++;                                                                        \
+    }                                                                                    \
+  } while (0)
+
+/* ---------------- a collector with per-channel strings ---------------- */
+
+typedef struct result {
+  sluice_output *out;
+  sluice_status st;
+} result;
+
+static void channel(const sluice_output *o, sluice_channel ch, const char **p, size_t *n) {
+  *p = sluice_output_channel(o, ch, n);
+}
+
+static int same_output(const sluice_output *a, const sluice_output *b) {
+  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
+    const char *pa, *pb;
+    size_t na, nb;
+    channel(a, (sluice_channel)c, &pa, &na);
+    channel(b, (sluice_channel)c, &pb, &nb);
+    if (na != nb || memcmp(pa, pb, na) != 0) return 0;
+  }
+  if (sluice_output_event_count(a) != sluice_output_event_count(b)) return 0;
+  for (size_t i = 0; i < sluice_output_event_count(a); i++) {
+    const sluice_event *x = sluice_output_event(a, i), *y = sluice_output_event(b, i);
+    if (x->type != y->type || x->complete != y->complete || x->offset != y->offset ||
+        x->length != y->length || x->name_len != y->name_len ||
+        memcmp(x->name, y->name, x->name_len) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* ---------------- statuses ---------------- */
+
+static void test_statuses(void) {
+  CHECK(strcmp(sluice_status_name(SLUICE_OK), "ok") == 0);
+  CHECK(strcmp(sluice_status_name(SLUICE_NOMEM), "nomem") == 0);
+  CHECK(strcmp(sluice_status_name(SLUICE_LIMIT), "limit") == 0);
+  CHECK(strcmp(sluice_status_name((sluice_status)9999), "unknown") == 0);
+  /* every status has a distinct name and a description */
+  for (int i = 0; i < SLUICE_STATUS_COUNT; i++) {
+    CHECK(sluice_status_str((sluice_status)i)[0] != '\0');
+    for (int j = 0; j < i; j++)
+      CHECK(strcmp(sluice_status_name((sluice_status)i), sluice_status_name((sluice_status)j)) != 0);
+  }
+  CHECK(strcmp(sluice_channel_name(SLUICE_DROPPED), "dropped") == 0);
+}
+
+/* ---------------- sticky errors and callbacks ---------------- */
+
+static int stop_after;
+static int stopping_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)user;
+  (void)ch;
+  (void)p;
+  (void)n;
+  return --stop_after <= 0;
+}
+
+static void test_sticky_errors(void) {
+  sluice_filter *f;
+  sluice_sink sink = {stopping_emit, NULL, NULL};
+  stop_after = 2;
+  CHECK(sluice_think_new(&f, NULL, &sink, NULL) == SLUICE_OK);
+  CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);         /* first emit */
+  CHECK(sluice_feed(f, "def", 3) == SLUICE_CALLBACK);   /* second emit stops */
+  CHECK(sluice_get_error(f)->status == SLUICE_CALLBACK);
+  CHECK(sluice_get_error(f)->offset == 3);              /* where the chunk began */
+  CHECK(sluice_feed(f, "ghi", 3) == SLUICE_CALLBACK);   /* sticky */
+  CHECK(sluice_finish(f) == SLUICE_CALLBACK);
+  sluice_free(f);
+
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK); /* no sink: discard */
+  CHECK(sluice_feed(f, NULL, 0) == SLUICE_OK);
+  CHECK(sluice_feed(f, NULL, 5) == SLUICE_INVALID);
+  CHECK(sluice_finish(f) == SLUICE_INVALID);
+  sluice_free(f);
+
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_once(f, "x", 1) == SLUICE_OK);
+  CHECK(sluice_feed(f, "y", 1) == SLUICE_FINISHED);
+  CHECK(sluice_finish(f) == SLUICE_FINISHED);
+  sluice_free(f);
+  sluice_free(NULL);
+}
+
+static void test_held(void) {
+  sluice_filter *f;
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_feed(f, "ab<thi", 6) == SLUICE_OK);
+  CHECK(sluice_held(f) == 4);
+  CHECK(sluice_feed(f, "nk>x", 4) == SLUICE_OK);
+  CHECK(sluice_held(f) == 0);
+  CHECK(sluice_fed(f) == 10);
+  CHECK(strcmp(sluice_filter_name(f), "think") == 0);
+  sluice_free(f);
+}
+
+static void test_invalid_options(void) {
+  sluice_filter *f = (sluice_filter *)1;
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  const char *bad_tags[] = {"ok", "no space"};
+  o.tags = bad_tags;
+  o.ntags = 2;
+  CHECK(sluice_think_new(&f, &o, NULL, NULL) == SLUICE_INVALID);
+  CHECK(f == NULL);
+  sluice_think_opts_init(&o);
+  o.mode = SLUICE_THINK_ANCHORED;
+  o.start_tag = "\x80x"; /* a continuation byte cannot start a tag */
+  CHECK(sluice_think_new(&f, &o, NULL, NULL) == SLUICE_INVALID);
+  sluice_error err;
+  CHECK(sluice_filter_new_json(&f, "think", "{\"mode\": 3}", 11, NULL, NULL, &err) ==
+        SLUICE_INVALID);
+  CHECK(strstr(err.message, "\"mode\"") != NULL);
+  CHECK(sluice_filter_new_json(&f, "think", "{bad", 4, NULL, NULL, &err) == SLUICE_INVALID);
+  CHECK(sluice_filter_new_json(&f, "nonesuch", NULL, 0, NULL, NULL, &err) == SLUICE_UNSUPPORTED);
+  CHECK(strstr(err.message, "nonesuch") != NULL);
+}
+
+/* ---------------- failure injection ---------------- */
+
+typedef struct failing_mem {
+  long countdown; /* the allocation that fails: 0 = the first; -1 = none */
+  long live;      /* allocations not yet freed */
+  int hit;        /* a failure was injected */
+} failing_mem;
+
+static void *fm_malloc(void *ctx, size_t n) {
+  failing_mem *m = ctx;
+  if (m->countdown == 0) {
+    m->countdown = -1;
+    m->hit = 1;
+    return NULL;
+  }
+  if (m->countdown > 0) m->countdown--;
+  void *p = malloc(n ? n : 1);
+  if (p) m->live++;
+  return p;
+}
+static void *fm_realloc(void *ctx, void *p, size_t n) {
+  failing_mem *m = ctx;
+  if (m->countdown == 0) {
+    m->countdown = -1;
+    m->hit = 1;
+    return NULL;
+  }
+  if (m->countdown > 0) m->countdown--;
+  void *q = realloc(p, n ? n : 1);
+  if (q && !p) m->live++;
+  return q;
+}
+static void fm_free(void *ctx, void *p) {
+  failing_mem *m = ctx;
+  if (p) m->live--;
+  free(p);
+}
+
+/* Runs one configuration with the Nth allocation failing, for every N,
+ * until a run sees no failure. Each run must end in SLUICE_OK or
+ * SLUICE_NOMEM, never anything else, and free everything. */
+static void inject(const char *label, const sluice_think_opts *o, const char *input) {
+  long n;
+  int completed = 0;
+  for (n = 0; n < 10000 && !completed; n++) {
+    failing_mem fm = {n, 0, 0};
+    sluice_mem mem = {fm_malloc, fm_realloc, fm_free, &fm};
+    sluice_output *out = NULL;
+    sluice_status st = sluice_output_new(&out, &mem);
+    sluice_filter *f = NULL;
+    if (st == SLUICE_OK) {
+      sluice_sink sink = sluice_output_sink(out);
+      st = sluice_think_new(&f, o, &sink, &mem);
+    }
+    size_t len = strlen(input);
+    /* three-byte chunks, so hold-back and block buffers grow step by step */
+    for (size_t i = 0; st == SLUICE_OK && i < len; i += 3)
+      st = sluice_feed(f, input + i, len - i < 3 ? len - i : 3);
+    if (st == SLUICE_OK) st = sluice_finish(f);
+    if (st == SLUICE_CALLBACK && sluice_output_status(out) == SLUICE_NOMEM) st = SLUICE_NOMEM;
+    if (st != SLUICE_OK && st != SLUICE_NOMEM) {
+      fprintf(stderr, "%s: allocation %ld: status %s\n", label, n, sluice_status_name(st));
+      failures++;
+    }
+    if (fm.hit != (st != SLUICE_OK)) {
+      fprintf(stderr, "%s: allocation %ld: failure %s but status %s\n", label, n,
+              fm.hit ? "injected" : "not injected", sluice_status_name(st));
+      failures++;
+    }
+    if (f && st == SLUICE_NOMEM) CHECK(sluice_feed(f, "x", 1) != SLUICE_OK); /* sticky */
+    sluice_free(f);
+    sluice_output_free(out);
+    if (fm.live != 0) {
+      fprintf(stderr, "%s: allocation %ld: %ld allocations leaked\n", label, n, fm.live);
+      failures++;
+    }
+    completed = !fm.hit;
+  }
+  CHECK(completed);
+  CHECK(n > 3); /* the configuration really allocates */
+}
+
+static void test_failure_injection(void) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  inject("channel", &o, "a<think>b</thi" "nk>c<reasoning>d</reasoning><thinking>unterminated");
+  const sluice_pair pairs[] = {{"<|channel|>analysis<|message|>", "<|end|>"}, {"[[", "]]"}};
+  o.pairs = pairs;
+  o.npairs = 2;
+  inject("pairs", &o, "x<|channel|>analysis<|message|>t<|end|>[[a]]y");
+  sluice_think_opts_init(&o);
+  o.mode = SLUICE_THINK_ANCHORED;
+  inject("anchored", &o,
+         "hello <think>a long block that must be held until its closing tag, which "
+         "comes only now</think> bye");
+  inject("anchored unterminated", &o, "<think>never closed, restored as text at the end");
+  o.expect_only_closing = 1;
+  o.missing_close = SLUICE_MISSING_CLOSE_KEEP;
+  inject("expect_only_closing keep", &o, "held until the closing tag</think>text");
+}
+
+/* ---------------- randomized split invariance ---------------- */
+
+static uint64_t rng = 0x243F6A8885A308D3ULL;
+static uint64_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static const char *const pieces[] = {
+    "<", ">", "/", "think", "</think>", "<think>", "<thinking>", "</thinking>", "reasoning",
+    "a", "b", " ", "\n", "é", "\xe2\x82", "\xff", "<THINK>", "</", "<|end|>", "<|channel|>",
+    "analysis<|message|>", "<<", "thought>", "[[", "]]"};
+
+static size_t random_input(char *buf, size_t cap) {
+  size_t n = 0, k = next() % 24;
+  for (size_t i = 0; i < k; i++) {
+    const char *p = pieces[next() % (sizeof pieces / sizeof pieces[0])];
+    size_t l = strlen(p);
+    if (n + l >= cap) break;
+    memcpy(buf + n, p, l);
+    n += l;
+  }
+  return n;
+}
+
+static void random_opts(sluice_think_opts *o) {
+  static const sluice_pair pairs[] = {{"<|channel|>analysis<|message|>", "<|end|>"},
+                                      {"[[", "]]"},
+                                      {"<|channel|>", "<|end|>"}};
+  sluice_think_opts_init(o);
+  switch (next() % 6) {
+  case 0: break;
+  case 1:
+    o->pairs = pairs;
+    o->npairs = 3;
+    break;
+  case 2:
+    o->case_insensitive = 0;
+    o->start_in = "think";
+    break;
+  case 3:
+    o->mode = SLUICE_THINK_ANCHORED;
+    o->grace_period = next() % 12;
+    break;
+  case 4:
+    o->mode = SLUICE_THINK_ANCHORED;
+    o->expect_only_closing = 1;
+    o->missing_close = (next() & 1) ? SLUICE_MISSING_CLOSE_KEEP : SLUICE_MISSING_CLOSE_EMPTY;
+    break;
+  default:
+    o->mode = SLUICE_THINK_ANCHORED;
+    o->start_tag = "<|channel|>analysis<|message|>";
+    o->end_tag = "<|end|>";
+    break;
+  }
+}
+
+static sluice_status run_chunked(const sluice_think_opts *o, const char *in, size_t n,
+                                 sluice_output *out, int chunked) {
+  sluice_output_reset(out);
+  sluice_sink sink = sluice_output_sink(out);
+  sluice_filter *f;
+  sluice_status st = sluice_think_new(&f, o, &sink, NULL);
+  if (st != SLUICE_OK) return st;
+  if (!chunked) {
+    st = sluice_once(f, in, n);
+  } else {
+    size_t i = 0;
+    while (st == SLUICE_OK && i <= n) {
+      size_t k = next() % 6; /* 0 gives empty chunks */
+      if (k > n - i) k = n - i;
+      st = sluice_feed(f, in + i, k);
+      i += k;
+      if (i == n && (next() & 1)) break;
+    }
+    if (st == SLUICE_OK) st = sluice_finish(f);
+  }
+  sluice_free(f);
+  return st;
+}
+
+static void test_random_split_invariance(void) {
+  sluice_output *whole, *split;
+  CHECK(sluice_output_new(&whole, NULL) == SLUICE_OK);
+  CHECK(sluice_output_new(&split, NULL) == SLUICE_OK);
+  char buf[512];
+  int bad = 0;
+  for (int iter = 0; iter < 20000 && bad < 5; iter++) {
+    sluice_think_opts o;
+    random_opts(&o);
+    size_t n = random_input(buf, sizeof buf);
+    CHECK(run_chunked(&o, buf, n, whole, 0) == SLUICE_OK);
+    size_t total = 0;
+    for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
+      size_t l;
+      sluice_output_channel(whole, (sluice_channel)c, &l);
+      total += l;
+    }
+    if (total != n) {
+      fprintf(stderr, "conservation broken on iteration %d: %zu of %zu bytes\n", iter, total, n);
+      bad++;
+    }
+    for (int r = 0; r < 4; r++) {
+      CHECK(run_chunked(&o, buf, n, split, 1) == SLUICE_OK);
+      if (!same_output(whole, split)) {
+        fprintf(stderr, "split invariance broken on iteration %d: input \"%.*s\"\n", iter,
+                (int)n, buf);
+        bad++;
+        break;
+      }
+    }
+  }
+  failures += bad;
+  sluice_output_free(whole);
+  sluice_output_free(split);
+}
+
+/* ---------------- UTF-8 and whitespace ---------------- */
+
+static void test_utf8(void) {
+  CHECK(sluice_utf8_count("", 0) == 0);
+  CHECK(sluice_utf8_count("abc", 3) == 3);
+  CHECK(sluice_utf8_count("\xc3\xa9", 2) == 1);             /* é */
+  CHECK(sluice_utf8_count("\xe2\x82\xac", 3) == 1);         /* € */
+  CHECK(sluice_utf8_count("\xf0\x9f\xa4\x94", 4) == 1);     /* 🤔 */
+  CHECK(sluice_utf8_count("\xe2\x82", 2) == 2);             /* cut off */
+  CHECK(sluice_utf8_count("\xe2\x82x", 3) == 3);            /* broken by x */
+  CHECK(sluice_utf8_count("\xed\xa0\x80", 3) == 3);         /* a surrogate */
+  CHECK(sluice_utf8_count("\xc0\xaf", 2) == 2);             /* overlong */
+  CHECK(sluice_utf8_count("\xf4\x90\x80\x80", 4) == 4);     /* above U+10FFFF */
+  CHECK(sluice_utf8_count("\x80\x80", 2) == 2);             /* stray continuations */
+  CHECK(sluice_utf8_valid("\xe2\x82\xac", 3));
+  CHECK(!sluice_utf8_valid("\xe2\x82", 2));
+  CHECK(!sluice_utf8_valid("\xed\xa0\x80", 3));
+
+  /* Code points decoded byte by byte equal the whole count, for every split. */
+  const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\xa4\x94\xff\xe2\x82z";
+  size_t n = strlen(s);
+  for (size_t cut = 0; cut <= n; cut++) {
+    sluicep_u8 st = {{0}, 0, 0};
+    uint64_t count = 0;
+    for (size_t i = 0; i < n; i++) count += (uint64_t)sluicep_u8_step(&st, (uint8_t)s[i], NULL);
+    count += (uint64_t)sluicep_u8_flush(&st, NULL);
+    CHECK(count == sluice_utf8_count(s, n));
+  }
+  CHECK(sluice_utf8_count(s, n) == 8);
+}
+
+static void test_whitespace(void) {
+  static const uint32_t spaces[] = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F,
+                                    0x20, 0x85, 0xA0, 0x1680, 0x2000, 0x200A, 0x2028,
+                                    0x2029, 0x202F, 0x205F, 0x3000};
+  for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++) CHECK(sluicep_is_space_cp(spaces[i]));
+  static const uint32_t not_spaces[] = {0x08, 0x0E, 0x1B, 0x21, 0x84, 0x180E, 0x200B, 0x2060,
+                                        0xFEFF, 0x3001};
+  for (size_t i = 0; i < sizeof not_spaces / sizeof not_spaces[0]; i++)
+    CHECK(!sluicep_is_space_cp(not_spaces[i]));
+  int partial;
+  CHECK(sluicep_space_len((const unsigned char *)"\xe3\x80\x80x", 4, &partial) == 3 && !partial);
+  CHECK(sluicep_space_len((const unsigned char *)"\xe3\x80", 2, &partial) == 0 && partial);
+  CHECK(sluicep_space_len((const unsigned char *)"\xe3\x81", 2, &partial) == 0 && !partial);
+  CHECK(sluicep_space_len((const unsigned char *)"\xc2", 1, &partial) == 0 && partial);
+  CHECK(sluicep_space_len((const unsigned char *)"\xc2\xa0", 2, &partial) == 2);
+  CHECK(sluicep_space_len((const unsigned char *)"\xc2\xa1", 2, &partial) == 0 && !partial);
+  CHECK(sluicep_space_len((const unsigned char *)" ", 1, &partial) == 1);
+}
+
+int main(void) {
+  test_statuses();
+  test_sticky_errors();
+  test_held();
+  test_invalid_options();
+  test_failure_injection();
+  test_random_split_invariance();
+  test_utf8();
+  test_whitespace();
+  if (failures) {
+    fprintf(stderr, "%d checks failed\n", failures);
+    return 1;
+  }
+  printf("test_core: all checks passed\n");
+  return 0;
+}

@@ -368,9 +368,9 @@ static int load_case(caselist *cl, const char *file, json_t *jc, json_t *dfilter
     return -1;
   }
   if (bytes_from_spec(json_object_get(jc, "input"), &c.input, why, wl)) {
-    char tmp[200];
-    snprintf(tmp, sizeof tmp, "case %s: input: %s", ids, why);
-    snprintf(why, wl, "%s", tmp);
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%.390s", why);
+    snprintf(why, wl, "case %.80s: input: %s", ids, tmp);
     return -1;
   }
   c.file = xstrdup(file);
@@ -531,7 +531,7 @@ static char **list_dir(const char *dir, const char *suffix, size_t *count) {
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    snprintf(path, sizeof path, "%.3800s/%.255s", dir, e->d_name);
     struct stat st;
     if (stat(path, &st)) continue;
     size_t l = strlen(e->d_name);
@@ -579,7 +579,7 @@ static int load_suites(caselist *cl, const opts *o) {
       break;
     }
     for (size_t f = 0; f < nf && !rc; f++) {
-      char path[8192], rel[4096];
+      char path[8400], rel[8400];
       snprintf(path, sizeof path, "%s/%s", dir, files[f]);
       snprintf(rel, sizeof rel, "%s/%s", subs[s], files[f]);
       rc = load_file(cl, path, rel, o);
@@ -621,7 +621,7 @@ static char *request_line(const tcase *c, const chunking *k, size_t id) {
   json_t *req = json_object();
   json_object_set_new(req, "id", json_integer((json_int_t)id));
   json_object_set_new(req, "filter", json_string(c->filter));
-  json_object_set_new(req, "options", json_loads(c->options, 0, NULL));
+  json_object_set_new(req, "options", json_loads(c->options, JSON_ALLOW_NUL, NULL));
   json_t *arr = json_array();
   for (size_t i = 0; i < k->n; i++) {
     if (all_utf8) {
