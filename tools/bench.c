@@ -10,12 +10,13 @@
 #include <time.h>
 
 static const char bench_usage[] =
-    "usage: sluice bench think [--mb N] [--mode channel|anchored] [--reps N]\n"
+    "usage: sluice bench think [--mb N] [--mode channel|anchored] [--reps N] [--chunk N]\n"
     "\n"
     "Generates N MiB (default 16) of prose with thinking blocks and feeds it to\n"
     "the filter at chunk sizes 1, 4, 64 and 65536 bytes. Prints MB/s (best of\n"
     "--reps runs, default 3), the largest hold-back seen, and a calibration: a\n"
-    "plain C scanner (memchr for '<' plus a call per chunk) over the same text.\n";
+    "plain C scanner (memchr for '<' plus a call per chunk) over the same text.\n"
+    "--chunk N measures that one chunk size only.\n";
 
 static double now(void) {
   struct timespec ts;
@@ -83,11 +84,13 @@ static int bench_think(int argc, char **argv) {
   }
   size_t mb = 16;
   int reps = 3;
+  size_t only = 0;
   sluice_think_opts o;
   sluice_think_opts_init(&o);
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc) mb = (size_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc) only = (size_t)atol(argv[++i]);
     else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
       const char *m = argv[++i];
       if (strcmp(m, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
@@ -113,6 +116,7 @@ static int bench_think(int argc, char **argv) {
   printf("%10s %12s %14s %10s %12s\n", "chunk", "MB/s", "calib MB/s", "target", "max held");
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     size_t cs = sizes[si];
+    if (only && cs != only) continue;
     double best = 1e30, cbest = 1e30;
     uint64_t max_held = 0;
     sluice_sink sink = {count_emit, NULL, NULL};

@@ -151,6 +151,11 @@ void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, con
   va_end(ap);
 }
 
+void sluicep_callback_failed(sluice_filter *f, sluice_channel ch) {
+  sluicep_fail(f, SLUICE_CALLBACK, f->fed, "the %s callback returned non-zero",
+               sluice_channel_name(ch));
+}
+
 sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
                            ...) {
   if (f->err.status != SLUICE_OK) return f->err.status; /* the first error wins */
@@ -175,18 +180,6 @@ sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluic
   f->err.status = SLUICE_OK;
   *out = f;
   return SLUICE_OK;
-}
-
-int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
-  if (f->err.status != SLUICE_OK) return 1;
-  if (n == 0) return 0;
-  f->chan_bytes[ch] += n;
-  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
-    sluicep_fail(f, SLUICE_CALLBACK, f->fed, "the %s callback returned non-zero",
-                 sluice_channel_name(ch));
-    return 1;
-  }
-  return 0;
 }
 
 int sluicep_event(sluice_filter *f, const sluice_event *ev) {
@@ -243,46 +236,3 @@ uint64_t sluice_held(const sluice_filter *f) {
   return f->fed > out ? f->fed - out : 0;
 }
 
-/* ---------------- hold-back feeding ---------------- */
-
-sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hold, size_t maxhold,
-                                sluicep_process_fn process, const char *p, size_t n) {
-  if (hold->len > 0) {
-    /* Top the held tail up with at most maxhold new bytes: every candidate
-     * that starts inside the old tail is then decided, so the process call
-     * consumes at least the old tail and the rest of the chunk can be
-     * processed in place, without copying it. */
-    size_t old = hold->len;
-    size_t k = n < maxhold ? n : maxhold;
-    if (sluicep_buf_append(hold, p, k))
-      return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
-    size_t c = process(f, hold->ptr, hold->len, 0);
-    if (f->err.status != SLUICE_OK) return f->err.status;
-    if (c < hold->len && k == n) {
-      /* The whole chunk went into the hold and its tail is still undecided. */
-      sluicep_buf_consume(hold, c);
-      return SLUICE_OK;
-    }
-    if (c < old) /* process() left an undecided tail of maxhold bytes or more */
-      return sluicep_fail(f, SLUICE_INVALID, f->fed, "internal: hold-back exceeded its bound");
-    /* Continue with the chunk from the first unconsumed byte. */
-    size_t skip = c - old;
-    hold->len = 0;
-    p += skip;
-    n -= skip;
-  }
-  size_t c = process(f, p, n, 0);
-  if (f->err.status != SLUICE_OK) return f->err.status;
-  if (c < n && sluicep_buf_append(hold, p + c, n - c))
-    return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
-  return SLUICE_OK;
-}
-
-sluice_status sluicep_held_finish(sluice_filter *f, sluicep_buf *hold,
-                                  sluicep_process_fn process) {
-  if (hold->len > 0) {
-    process(f, hold->ptr, hold->len, 1);
-    hold->len = 0;
-  }
-  return f->err.status;
-}

@@ -32,6 +32,7 @@ typedef struct pset {
   size_t *n;
   size_t count;
   uint8_t first[256];
+  uint8_t second[256]; /* bytes a pattern can have at index 1 (any if a pattern is 1 byte) */
   int nfirst;    /* distinct first bytes */
   uint8_t byte0; /* the first byte when nfirst == 1 (memchr) */
 } pset;
@@ -64,6 +65,7 @@ typedef struct think {
 } think;
 
 static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
+static uint8_t upper(uint8_t c) { return (c >= 'a' && c <= 'z') ? (uint8_t)(c - 32) : c; }
 
 static int pset_init(think *t, pset *ps, size_t count) {
   memset(ps, 0, sizeof *ps);
@@ -88,6 +90,16 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
       ps->nfirst++;
       ps->byte0 = forms[i];
     }
+  if (n == 1) {
+    memset(ps->second, 1, sizeof ps->second);
+  } else {
+    uint8_t c = (uint8_t)s[1];
+    ps->second[c] = 1;
+    if (t->ci) {
+      ps->second[fold(c)] = 1;
+      ps->second[upper(c)] = 1;
+    }
+  }
   if (n > t->maxpat) t->maxpat = n;
 }
 
@@ -96,15 +108,22 @@ static void pset_free(think *t, pset *ps) {
   sluicep_dealloc(&t->base.mem, ps->n);
 }
 
-/* The first position in [i, n) where a pattern of ps may start, or n. */
+/* The first position in [i, n) where a pattern of ps may start, or n.
+ * Positions whose next byte rules out every pattern are skipped here, in the
+ * tight loop: most '<' in prose and code are no tag. */
 static size_t next_candidate(const pset *ps, const char *p, size_t i, size_t n) {
-  if (i >= n) return n;
-  if (ps->nfirst == 1) {
-    const char *q = memchr(p + i, ps->byte0, n - i);
-    return q ? (size_t)(q - p) : n;
+  for (;;) {
+    if (i >= n) return n;
+    if (n - i < 16 || ps->nfirst != 1) {
+      /* a call into memchr costs more than a short loop (tiny chunks) */
+      while (i < n && !ps->first[(uint8_t)p[i]]) i++;
+    } else {
+      const char *q = memchr(p + i, ps->byte0, n - i);
+      i = q ? (size_t)(q - p) : n;
+    }
+    if (i + 1 >= n || ps->second[(uint8_t)p[i + 1]]) return i;
+    i++;
   }
-  while (i < n && !ps->first[(uint8_t)p[i]]) i++;
-  return i;
 }
 
 enum match { NONE, PARTIAL, FULL };
@@ -113,6 +132,8 @@ enum match { NONE, PARTIAL, FULL };
  * longer pattern is still possible (then the caller must wait for bytes). */
 static enum match match_at(const think *t, const pset *ps, const char *p, size_t avail, int final,
                            size_t *which) {
+  /* Most candidates (a '<' in prose or code) fail on their second byte. */
+  if (avail >= 2 && !ps->second[(uint8_t)p[1]]) return NONE;
   size_t best_len = 0, pending_len = 0;
   int have_full = 0;
   for (size_t j = 0; j < ps->count; j++) {
@@ -242,48 +263,105 @@ static void seek_count(think *t, const char *p, size_t n) {
 
 static size_t think_process(sluice_filter *f, const char *p, size_t n, int final) {
   think *t = (think *)f;
-  size_t i = 0;
+  size_t i = 0;   /* scan position */
+  size_t run = 0; /* start of the content not yet routed */
   while (i < n) {
     const pset *ps = active(t);
-    if (!ps) {
-      if (content(t, p + i, n - i)) return n;
-      return n;
-    }
+    if (!ps) break; /* passthrough: the rest is content */
     size_t c = next_candidate(ps, p, i, n);
     if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) {
       seek_count(t, p + i, c - i);
       /* A tag's first byte never continues a sequence (checked at creation),
        * so pending bytes before it count one each. */
       if (t->phase == SEEK && c < n && t->cp + t->u8.npend > t->grace) t->phase = PASS;
-      if (t->phase != SEEK) {
-        if (content(t, p + i, n - i)) return n;
-        return n;
-      }
+      if (t->phase != SEEK) break;
     }
-    if (content(t, p + i, c - i)) return n;
-    if (c >= n) return n;
+    if (c >= n) break;
     size_t which = 0;
     enum match m = match_at(t, ps, p + c, n - c, final, &which);
-    if (m == PARTIAL) return c; /* hold back from the candidate */
-    if (m == FULL) {
-      size_t len = ps->n[which];
-      if (on_tag(t, ps == &t->opens ? which : (size_t)(t->inside >= 0 ? t->inside : 0), p + c,
-                 len))
-        return n;
-      i = c + len;
+    if (m == NONE) {
+      /* Not a tag: the candidate byte is content, and stays in the run. */
+      if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) seek_count(t, p + c, 1);
+      i = c + 1;
       continue;
     }
-    /* Not a tag: the candidate byte is content. */
-    if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) seek_count(t, p + c, 1);
-    if (content(t, p + c, 1)) return n;
-    i = c + 1;
+    if (content(t, p + run, c - run)) return n;
+    if (m == PARTIAL) return c; /* hold back from the candidate */
+    size_t len = ps->n[which];
+    if (on_tag(t, ps == &t->opens ? which : (size_t)(t->inside >= 0 ? t->inside : 0), p + c, len))
+      return n;
+    i = run = c + len;
   }
+  content(t, p + run, n - run);
   return n;
+}
+
+/* The first position in q[0..m) where a tag matches or may still match, and
+ * how (NONE: no tag at all). Out of line, so the fast path stays small. */
+static inline enum match tiny_scan(const think *t, const pset *ps,
+                                                      const char *q, size_t m, size_t *at) {
+  size_t which;
+  for (size_t i = 0; i < m; i++) {
+    if (!ps->first[(uint8_t)q[i]]) continue;
+    enum match r = match_at(t, ps, q + i, m - i, 0, &which);
+    if (r != NONE) {
+      *at = i;
+      return r;
+    }
+  }
+  *at = m;
+  return NONE;
+}
+
+/* The tiny-chunk path when the chunk holds a possible tag byte or a tail is
+ * held: the same decisions as think_process. Bytes before the first possible
+ * tag are content, a trailing partial tag is held; a complete tag (a state
+ * change) returns 0 for the full path. The held tail is resolved together
+ * with the new chunk. */
+static __attribute__((noinline)) int tiny_feed(think *t, const pset *ps, const char *p,
+                                               size_t n) {
+  char tmp[MAX_TAG_BYTES + 16];
+  const char *q = p;
+  size_t m = n;
+  if (t->hold.len) {
+    memcpy(tmp, t->hold.ptr, t->hold.len);
+    memcpy(tmp + t->hold.len, p, n);
+    q = tmp;
+    m = t->hold.len + n;
+  }
+  size_t at;
+  enum match r = tiny_scan(t, ps, q, m, &at);
+  if (r == FULL) return 0;
+  t->hold.len = 0;
+  if (sluicep_emit(&t->base, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, q, at)) return 1;
+  if (r == PARTIAL && sluicep_buf_append(&t->hold, q + at, m - at))
+    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding back a partial tag");
+  return 1;
+}
+
+static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f, const char *p,
+                                                               size_t n) {
+  think *t = (think *)f;
+  return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
 }
 
 static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
-  return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
+  if (n < 16 && t->mode == SLUICE_THINK_CHANNEL) {
+    /* Fast path for token-sized chunks: with nothing held and no byte that
+     * can start a tag, the chunk is content as it is. */
+    const pset *ps = t->inside >= 0 ? &t->closes[t->inside] : &t->opens;
+    size_t i = 0;
+    if (t->hold.len == 0) {
+      while (i < n && !ps->first[(uint8_t)p[i]]) i++;
+      if (i == n) {
+        sluicep_emit(f, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, p, n);
+        return f->err.status;
+      }
+    }
+    if (tiny_feed(t, ps, p, n)) return f->err.status;
+  }
+  return think_feed_slow(f, p, n);
 }
 
 static sluice_status think_finish(sluice_filter *f) {
