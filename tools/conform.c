@@ -49,6 +49,16 @@ static const char conform_usage[] =
     "Split modes: whole, single-cut, pair-cuts, byte-at-a-time, empty-chunks,\n"
     "random, exhaustive, recorded (a case's own \"chunks\").\n";
 
+/* The runner is a tool, not the library: out of memory ends it. */
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) {
+    fprintf(stderr, "sluice conform: out of memory\n");
+    exit(2);
+  }
+  return q;
+}
+
 /* ---------------- split modes ---------------- */
 
 enum mode { M_WHOLE, M_SINGLE, M_PAIRS, M_BYTES, M_EMPTY, M_RANDOM, M_EXHAUSTIVE, M_RECORDED,
@@ -71,8 +81,7 @@ typedef struct chunklist {
 static void cl_push(chunklist *cl, const size_t *len, size_t n) {
   if (cl->n == cl->cap) {
     cl->cap = cl->cap ? cl->cap * 2 : 64;
-    cl->v = realloc(cl->v, cl->cap * sizeof *cl->v);
-    if (!cl->v) abort();
+    cl->v = xrealloc(cl->v, cl->cap * sizeof *cl->v);
   }
   chunking *c = &cl->v[cl->n++];
   c->n = n;
@@ -397,7 +406,7 @@ static int load_case(caselist *cl, const char *file, json_t *jc, json_t *dfilter
         break;
       }
       c.recorded.len[i] = b.n;
-      all.p = realloc(all.p, all.n + b.n + 1);
+      all.p = xrealloc(all.p, all.n + b.n + 1);
       memcpy(all.p + all.n, b.p, b.n);
       all.n += b.n;
       free(b.p);
@@ -475,7 +484,7 @@ static int load_case(caselist *cl, const char *file, json_t *jc, json_t *dfilter
   }
   if (cl->n == cl->cap) {
     cl->cap = cl->cap ? cl->cap * 2 : 64;
-    cl->v = realloc(cl->v, cl->cap * sizeof *cl->v);
+    cl->v = xrealloc(cl->v, cl->cap * sizeof *cl->v);
   }
   cl->v[cl->n++] = c;
   return 0;
@@ -543,7 +552,7 @@ static char **list_dir(const char *dir, const char *suffix, size_t *count) {
     }
     if (*count == cap) {
       cap = cap ? cap * 2 : 16;
-      v = realloc(v, cap * sizeof *v);
+      v = xrealloc(v, cap * sizeof *v);
     }
     v[(*count)++] = xstrdup(e->d_name);
   }
@@ -719,7 +728,7 @@ static int impl_batch(impl *im, char **lines, size_t n, json_t **answers) {
     if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       if (im->rcap - im->rlen < 65536) {
         im->rcap = im->rcap ? im->rcap * 2 : 131072;
-        im->rbuf = realloc(im->rbuf, im->rcap);
+        im->rbuf = xrealloc(im->rbuf, im->rcap);
       }
       ssize_t rd = read(im->from, im->rbuf + im->rlen, im->rcap - im->rlen);
       if (rd == 0) return -1;

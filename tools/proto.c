@@ -33,7 +33,7 @@ static const char *const request_keys[] = {"id", "filter", "options", "chunks", 
 static json_t *answer_line(const char *line, size_t len, sluice_output *out) {
   json_error_t jerr;
   json_t *req = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
-  json_t *id = NULL, *ans = NULL;
+  json_t *id = NULL, *ans = NULL, *jc = NULL, *jb = NULL;
   tbytes *chunks = NULL;
   size_t nchunks = 0;
   char msg[256];
@@ -69,7 +69,8 @@ static json_t *answer_line(const char *line, size_t len, sluice_output *out) {
     ans = error_answer("bad_request", "\"options\" must be an object", 0);
     goto done;
   }
-  json_t *jc = json_object_get(req, "chunks"), *jb = json_object_get(req, "chunks_b64");
+  jc = json_object_get(req, "chunks");
+  jb = json_object_get(req, "chunks_b64");
   if ((jc != NULL) == (jb != NULL)) {
     ans = error_answer("bad_request", "give exactly one of \"chunks\" and \"chunks_b64\"", 0);
     goto done;
