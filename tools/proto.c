@@ -30,7 +30,7 @@ static const char *const request_keys[] = {"id", "filter", "options", "chunks", 
                                            NULL};
 
 /* Answers one request line. Never fails: every problem is an answer. */
-static json_t *answer_line(const char *line, size_t len, sluice_output *out) {
+json_t *proto_answer_line(const char *line, size_t len, sluice_output *out) {
   json_error_t jerr;
   json_t *req = json_loadb(line, len, JSON_ALLOW_NUL, &jerr);
   json_t *id = NULL, *ans = NULL, *jc = NULL, *jb = NULL;
@@ -137,7 +137,7 @@ int cmd_proto(int argc, char **argv) {
     size_t n = (size_t)len;
     if (n && line[n - 1] == '\n') n--;
     if (n && line[n - 1] == '\r') n--;
-    json_t *a = answer_line(line, n, out);
+    json_t *a = proto_answer_line(line, n, out);
     char *s = json_dumps(a, JSON_COMPACT);
     json_decref(a);
     if (!s) {

@@ -21,6 +21,11 @@ typedef struct tbytes {
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_mkcorpus(int argc, char **argv);
+
+/* The protocol server's answer to one request line (without its newline).
+ * Never fails: every problem is an error answer. */
+json_t *proto_answer_line(const char *line, size_t len, sluice_output *out);
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */

@@ -62,6 +62,9 @@ typedef struct think {
   size_t max_block;
   sluicep_buf open_seen; /* the opening tag as written */
   sluicep_buf block;     /* held block text */
+  /* Stream offsets, so an error names the same byte for every chunking. */
+  uint64_t consumed;      /* bytes consumed before the current process call */
+  const char *proc_start; /* the buffer of the current process call */
 } think;
 
 static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
@@ -165,7 +168,9 @@ static enum match match_at(const think *t, const pset *ps, const char *p, size_t
 static int hold_block(think *t, const char *p, size_t n) {
   if (n == 0) return 0;
   if (t->max_block && t->block.len + n > t->max_block) {
-    sluicep_fail(&t->base, SLUICE_LIMIT, t->base.fed,
+    /* the first byte that does not fit */
+    uint64_t at = t->consumed + (uint64_t)(p - t->proc_start) + (t->max_block - t->block.len);
+    sluicep_fail(&t->base, SLUICE_LIMIT, at,
                  "a thinking block exceeded max_block (%zu bytes) before its closing tag",
                  t->max_block);
     return 1;
@@ -261,8 +266,17 @@ static void seek_count(think *t, const char *p, size_t n) {
   }
 }
 
+static size_t process_buf(think *t, const char *p, size_t n, int final);
+
 static size_t think_process(sluice_filter *f, const char *p, size_t n, int final) {
   think *t = (think *)f;
+  t->proc_start = p;
+  size_t c = process_buf(t, p, n, final);
+  t->consumed += c;
+  return c;
+}
+
+static size_t process_buf(think *t, const char *p, size_t n, int final) {
   size_t i = 0;   /* scan position */
   size_t run = 0; /* start of the content not yet routed */
   while (i < n) {
@@ -333,6 +347,7 @@ static __attribute__((noinline)) int tiny_feed(think *t, const pset *ps, const c
   enum match r = tiny_scan(t, ps, q, m, &at);
   if (r == FULL) return 0;
   t->hold.len = 0;
+  t->consumed += at;
   if (sluicep_emit(&t->base, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, q, at)) return 1;
   if (r == PARTIAL && sluicep_buf_append(&t->hold, q + at, m - at))
     sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding back a partial tag");
@@ -355,6 +370,7 @@ static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
     if (t->hold.len == 0) {
       while (i < n && !ps->first[(uint8_t)p[i]]) i++;
       if (i == n) {
+        t->consumed += n;
         sluicep_emit(f, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, p, n);
         return f->err.status;
       }
