@@ -216,7 +216,7 @@ static int body_finish(clean *c) {
 
 /* Bytes that leave step 1 as text. */
 static int stage_feed(clean *c, const char *p, size_t n) {
-  if (c->step == S_BODY && c->hold.len == 0) return body(c, p, n);
+  if (c->step == S_BODY && !c->strip && c->hold.len == 0) return body(c, p, n);
   return sluicep_held_feed(&c->base, &c->hold, c->maxpre, prefix_process, p, n) != SLUICE_OK;
 }
 
