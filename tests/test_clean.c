@@ -155,7 +155,7 @@ static void test_random_splits(void) {
     config c;
     random_config(&c);
     size_t n = random_input(in, sizeof in);
-    unsigned long long held;
+    unsigned long long held = 0;
     sluice_status st = run(&c, in, n, NULL, 0, whole, &held);
     CHECK(st == SLUICE_OK, "iteration %d: one-call status %s", iter, sluice_status_name(st));
     CHECK(total_out(whole) == n, "iteration %d: conservation: %zu bytes out of %zu", iter,

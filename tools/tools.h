@@ -22,6 +22,7 @@ int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_clean(int argc, char **argv); /* cleancmd.c */
+int bench_clean(int argc, char **argv); /* cleancmd.c: `sluice bench clean` */
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */

@@ -183,6 +183,11 @@ static int body(clean *c, const char *p, size_t n) {
   size_t j = i, text_end = i;
   int tail_partial = 0;
   while (j < n) {
+    unsigned char b = (unsigned char)p[j];
+    if (b > 0x20 && b < 0x80) { /* the common case: printable ASCII is text */
+      text_end = ++j;
+      continue;
+    }
     int partial;
     size_t l = sluicep_space_len((const unsigned char *)p + j, n - j, &partial);
     if (l > 0) {
