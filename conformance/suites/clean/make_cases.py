@@ -528,6 +528,24 @@ case(L, "y_latency_think_no_tag", O(think={}), "Hello",
 case(L, "y_latency_steps_in_sequence", O(node=["ab"], ep=["cd"]), "ab cd ef",
      LAT + ": each step holds at most its own candidates", want="ef", max_held=1)
 
+case(L, "y_latency_expect_only_closing_keep", O(think={"expectOnlyClosingThinkTag": True}),
+     "abc</think>d", LAT + "; missing_close \"keep\": everything before the closing tag may "
+     "have to be given back, so it is held", want="d", max_held=10)
+case(L, "y_latency_expect_only_closing_empty",
+     O(think={"expectOnlyClosingThinkTag": True}, sluice={"missing_close": "empty"}),
+     "abc</think>d", LAT + "; missing_close \"empty\": hidden text streams, only a partial "
+     "closing tag waits", want="d", max_held=7)
+case(L, "y_latency_prefix_across_block", O(think={}, asst=True),
+     "Assi<think>x</think>stant: hi", LAT + ": \"Assi\" waits in the prefix stage while the "
+     "think filter holds the block; the holds add up", want="hi", max_held=19)
+case(L, "y_latency_recorded_prefix_cut", O(node=["Note:"], trim=True), "Note: hi there \n",
+     LAT + ": a prefix cut across recorded chunks", want="hi there",
+     chunks=["No", "te", ": h", "i there ", "\n"], max_held=4)
+case(L, "y_latency_recorded_nbsp_cut", O(asst=True), "\u00a0Assistant:\u00a0hi",
+     LAT + "; " + WS + ": U+00A0 cut between its two bytes on both sides of the prefix",
+     want="hi", chunks=[raw("c2"), raw("a0") + "Assistant:" + raw("c2"), raw("a0") + "hi"],
+     max_held=9)
+
 # ---- where the proxy's two paths disagree ----------------------------------------------
 D = "paths"
 case(D, "y_path_left_strip_without_prefix_rules", O(think={}), "\n\n  Hi",
