@@ -166,6 +166,7 @@ static const struct {
   int (*run)(int, char **);
 } benches[] = {
     {"think", bench_think},
+    {"clean", bench_clean},
 };
 
 int cmd_bench(int argc, char **argv) {

@@ -13,6 +13,7 @@ static const char usage[] =
     "  conform   run the golden conformance suites in every split mode\n"
     "  bench     measure filter throughput and hold-back\n"
     "  mkcorpus  write the conformance cases as fuzz seed corpora\n"
+    "  clean     clean an LLM response on stdin with a proxy config (--config FILE)\n"
     "\n"
     "Run \"sluice COMMAND --help\" for a command's options.\n";
 
@@ -29,7 +30,8 @@ int main(int argc, char **argv) {
     const char *name;
     int (*run)(int, char **);
   } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench},
-                {"mkcorpus", cmd_mkcorpus}};
+                {"mkcorpus", cmd_mkcorpus},
+                {"clean", cmd_clean}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "sluice: unknown command \"%s\"\n\n%s", argv[1], usage);

@@ -26,6 +26,8 @@ int cmd_mkcorpus(int argc, char **argv);
 /* The protocol server's answer to one request line (without its newline).
  * Never fails: every problem is an error answer. */
 json_t *proto_answer_line(const char *line, size_t len, sluice_output *out);
+int cmd_clean(int argc, char **argv); /* cleancmd.c */
+int bench_clean(int argc, char **argv); /* cleancmd.c: `sluice bench clean` */
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */

@@ -247,6 +247,52 @@ SLUICE_API uint64_t sluice_utf8_count(const void *p, size_t n);
 /* 1 if p[0..n) is well-formed UTF-8. */
 SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
 
+/* ------------------------------------------------------------------ */
+/* clean: the response cleaner pipeline (DESIGN.md §2, seed 000)        */
+/* ------------------------------------------------------------------ */
+/* Steps, in order: 1 anchored think removal (remove_thinking), 2 left
+ * strip, 3 node prefixes, 4 endpoint prefixes (each candidate stripped
+ * first), 5 "[Sent less than a minute ago]", 6 "Assistant:" (both globals),
+ * 7 trim both ends (trim). Every removal is followed by a left strip.
+ * Whitespace is Python's str.isspace() set. Removed bytes go to DROPPED,
+ * the think block to THOUGHT and MARKUP. Prefix lists are tried in order
+ * and the first one the text starts with wins. */
+typedef struct sluice_clean_opts {
+  /* step 1 (endpoint: removeThinking, startThinkTag, endThinkTag,
+   * openingTagGracePeriod, expectOnlyClosingThinkTag) */
+  int remove_thinking;            /* default 0 */
+  const char *start_think_tag;    /* default "<think>" */
+  const char *end_think_tag;      /* default "</think>" */
+  uint64_t grace_period;          /* code points; default 100 */
+  int expect_only_closing;        /* default 0 */
+  sluice_missing_close missing_close; /* default KEEP (the proxy since 67c0886) */
+  size_t max_block;               /* cap on a held think block in bytes; 0 = none */
+  /* step 3 (node: removeCustomTextFromResponseStart, responseStartTextToRemove) */
+  int remove_node_prefixes;
+  const char *const *node_prefixes;
+  size_t n_node_prefixes;
+  /* step 4 (endpoint: removeCustomTextFromResponseStartEndpointWide,
+   * responseStartTextToRemoveEndpointWide) */
+  int remove_endpoint_prefixes;
+  const char *const *endpoint_prefixes;
+  size_t n_endpoint_prefixes;
+  /* step 5 (node: addDiscussionIdTimestampsForLLM) */
+  int remove_timestamp;
+  /* step 6 (globals: chatCompleteAddUserAssistant and
+   * chatCompleteAddMissingAssistant, both needed) */
+  int add_user_assistant;
+  int add_missing_assistant;
+  /* step 7 (endpoint: trimBeginningAndEndLineBreaks) */
+  int trim;
+  /* cap on held trailing whitespace while trim is on; 0 = none */
+  size_t max_whitespace;
+} sluice_clean_opts;
+
+SLUICE_API void sluice_clean_opts_init(sluice_clean_opts *o);
+/* Creates a clean filter. The options (and the strings) are copied. */
+SLUICE_API sluice_status sluice_clean_new(sluice_filter **out, const sluice_clean_opts *o,
+                                          const sluice_sink *sink, const sluice_mem *mem);
+
 #ifdef __cplusplus
 }
 #endif

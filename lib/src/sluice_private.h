@@ -188,4 +188,8 @@ typedef sluice_status (*sluicep_from_json_fn)(sluice_filter **out, json_t *opts,
 sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
                                       const sluice_mem *mem, sluice_error *err);
 
+/* clean (clean.c) */
+sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                      const sluice_mem *mem, sluice_error *err);
+
 #endif /* SLUICE_PRIVATE_H */
