@@ -17,8 +17,21 @@ cmp "$dir/want.txt" "$dir/whole.txt"
   sleep 0.1; printf ' than a minute ago] Assistant: Hello there!\n\n'; } |
   "$sluice" clean --config "$dir/config.json" --stream > "$dir/stream.txt"
 cmp "$dir/want.txt" "$dir/stream.txt"
-# a bad config is reported, naming the key
-printf '{"node": {"responseStartTextToRemoveX": []}}' > "$dir/bad.json"
+# a proxy's endpoint settings pasted in whole: the foreign keys are reported
+# and ignored, the cleaning settings used
+printf '{"endpoint": {"endpoint": "http://127.0.0.1:5000", "maxContextTokenSize": 8192,
+  "removeThinking": true, "trimBeginningAndEndLineBreaks": true}}' > "$dir/proxy.json"
+printf '<think>x</think>  answer 
+' | "$sluice" clean --config "$dir/proxy.json" \
+  > "$dir/proxy.txt" 2> "$dir/warn.txt"
+printf 'answer' | cmp - "$dir/proxy.txt"
+grep -q 'ignoring endpoint.maxContextTokenSize' "$dir/warn.txt"
+# with --strict, and for a wrong type always, a bad config is refused, naming the key
+if "$sluice" clean --strict --config "$dir/proxy.json" < "$dir/in.txt" 2> "$dir/err.txt"; then
+  exit 1
+fi
+grep -q '"endpoint"' "$dir/err.txt"
+printf '{"node": {"responseStartTextToRemove": [1]}}' > "$dir/bad.json"
 if "$sluice" clean --config "$dir/bad.json" < "$dir/in.txt" 2> "$dir/err.txt"; then exit 1; fi
-grep -q 'responseStartTextToRemoveX' "$dir/err.txt"
+grep -q 'responseStartTextToRemove' "$dir/err.txt"
 echo "clean_cli: ok"

@@ -6,6 +6,8 @@
  */
 #include "tools.h"
 
+#include "../lib/src/sluice_private.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,39 @@ static const char clean_usage[] =
     "  --config FILE   JSON options: {\"endpoint\": {...}, \"node\": {...},\n"
     "                  \"globals\": {...}} (see conformance/suites/clean/README.md)\n"
     "  --stream        feed standard input as it arrives, writing text as soon as\n"
-    "                  the filter releases it (default: read it whole first)\n";
+    "                  the filter releases it (default: read it whole first)\n"
+    "  --strict        refuse settings the cleaner does not use (by default they\n"
+    "                  are reported on stderr and ignored, so a proxy's endpoint\n"
+    "                  or node file can be pasted in whole)\n";
+
+/* Drops the keys of the proxy's sections that are not cleaning settings
+ * (a proxy's endpoint file also holds its URL, context size and so on),
+ * reporting each one. Returns the options text to use (malloc'd), or NULL
+ * when the config is not a JSON object (the filter then reports it). */
+static char *drop_foreign_keys(const tbytes *cfg, const char *path) {
+  json_t *o = json_loadb(cfg->p, cfg->n, JSON_ALLOW_NUL, NULL);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return NULL;
+  }
+  static const char *const sections[] = {"endpoint", "node", "globals"};
+  for (int i = 0; i < 3; i++) {
+    json_t *sec = json_object_get(o, sections[i]);
+    if (!json_is_object(sec)) continue;
+    const char *key;
+    json_t *v, *tmp;
+    json_object_foreach_safe(sec, tmp, key, v) {
+      if (sluicep_clean_known_key(sections[i], key) == 0) {
+        fprintf(stderr, "sluice clean: %s: ignoring %s.%s (not a cleaning setting)\n", path,
+                sections[i], key);
+        json_object_del(sec, key);
+      }
+    }
+  }
+  char *s = json_dumps(o, JSON_COMPACT);
+  json_decref(o);
+  return s;
+}
 
 static int write_text(void *user, sluice_channel ch, const char *p, size_t n) {
   FILE *out = user;
@@ -36,12 +70,14 @@ int cmd_clean(int argc, char **argv) {
     return 0;
   }
   const char *config = NULL;
-  int stream = 0;
+  int stream = 0, strict = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
       config = argv[++i];
     } else if (strcmp(argv[i], "--stream") == 0) {
       stream = 1;
+    } else if (strcmp(argv[i], "--strict") == 0) {
+      strict = 1;
     } else {
       fprintf(stderr, "sluice clean: unknown argument \"%s\"\n\n%s", argv[i], clean_usage);
       return 2;
@@ -66,7 +102,12 @@ int cmd_clean(int argc, char **argv) {
   sluice_sink sink = {write_text, NULL, stdout};
   sluice_filter *f = NULL;
   sluice_error err;
-  sluice_status st = sluice_filter_new_json(&f, "clean", opts.p, opts.n, &sink, NULL, &err);
+  char *lenient = strict ? NULL : drop_foreign_keys(&opts, config);
+  sluice_status st = lenient ? sluice_filter_new_json(&f, "clean", lenient, strlen(lenient), &sink,
+                                                      NULL, &err)
+                             : sluice_filter_new_json(&f, "clean", opts.p, opts.n, &sink, NULL,
+                                                      &err);
+  free(lenient);
   free(opts.p);
   if (st != SLUICE_OK) {
     fprintf(stderr, "sluice clean: %s: %s\n", config, err.message);

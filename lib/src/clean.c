@@ -26,7 +26,9 @@
  *           a candidate that could still match (and, for first-match-wins,
  *           of a candidate listed before any that already matched);
  *   7       the trailing run of whitespace (plus a partial code point),
- *           unbounded by nature; max_whitespace caps it with SLUICE_LIMIT.
+ *           unbounded by nature; max_whitespace caps every run of
+ *           whitespace in the body (held or not, so the verdict does not
+ *           depend on the chunking) with SLUICE_LIMIT.
  * Once step 6 is decided, text is released in the same feed call.
  */
 #include "sluice_private.h"
@@ -59,7 +61,23 @@ typedef struct clean {
   sluicep_buf ws;      /* body: trailing whitespace held while trimming */
   size_t ws_partial;   /* bytes at the end of ws that are a partial code point */
   size_t max_whitespace;
+  /* Input offsets of stage bytes, so that an error names the same input
+   * byte for every chunking. The stage sees the input minus at most one
+   * removed block (anchored think removes one), so one gap maps them. */
+  uint64_t stage_in;   /* bytes that entered the stage */
+  uint64_t gap_at;     /* stage index after which the removed block lay */
+  uint64_t gap_len;    /* its length in the input; 0 while there is none */
+  uint64_t body_at;    /* the stage index of the current body() call's p[0] */
+  /* The current run of whitespace in the body (complete code points), for
+   * max_whitespace: counted on the stream, not on what happens to be held,
+   * so the verdict is the same for every chunking. */
+  uint64_t run_start;  /* its stage index */
+  uint64_t run_len;    /* its bytes; 0 outside a run */
 } clean;
+
+static uint64_t input_offset(const clean *c, uint64_t stage_index) {
+  return stage_index + (c->gap_len && stage_index >= c->gap_at ? c->gap_len : 0);
+}
 
 /* ---------------- steps 2 to 6: the prefix stage ---------------- */
 
@@ -128,14 +146,22 @@ static size_t prefix_process(sluice_filter *f, const char *p, size_t n, int fina
 
 /* ---------------- step 7 and the body ---------------- */
 
-static int hold_ws(clean *c, const char *p, size_t n) {
-  if (n == 0) return 0;
-  if (c->max_whitespace && c->ws.len + n > c->max_whitespace) {
-    sluicep_fail(&c->base, SLUICE_LIMIT, c->base.fed,
-                 "trailing whitespace exceeded max_whitespace (%zu bytes) while trimming",
+/* A whitespace code point of l bytes at stage index s extends the run. */
+static int add_ws(clean *c, uint64_t s, size_t l) {
+  if (c->run_len == 0) c->run_start = s;
+  c->run_len += l;
+  if (c->max_whitespace && c->run_len > c->max_whitespace) {
+    /* the first byte that does not fit */
+    sluicep_fail(&c->base, SLUICE_LIMIT, input_offset(c, c->run_start + c->max_whitespace),
+                 "a run of whitespace exceeded max_whitespace (%zu bytes) while trimming",
                  c->max_whitespace);
     return 1;
   }
+  return 0;
+}
+
+static int hold_ws(clean *c, const char *p, size_t n) {
+  if (n == 0) return 0;
   if (sluicep_buf_append(&c->ws, p, n)) {
     sluicep_fail(&c->base, SLUICE_NOMEM, c->base.fed, "out of memory holding whitespace");
     return 1;
@@ -157,6 +183,9 @@ static int release_ws(clean *c) {
  * dropped). */
 static int body(clean *c, const char *p, size_t n) {
   if (!c->trim) return sluicep_emit(&c->base, SLUICE_TEXT, p, n);
+  /* Every stage byte before p[0] was dropped by steps 2 to 6, emitted as
+   * text, or is held whitespace. */
+  c->body_at = c->base.chan_bytes[SLUICE_DROPPED] + c->base.chan_bytes[SLUICE_TEXT] + c->ws.len;
   size_t i = 0;
   if (c->ws_partial) {
     /* Complete the held partial code point first. */
@@ -168,15 +197,16 @@ static int body(clean *c, const char *p, size_t n) {
     int partial;
     size_t l = sluicep_space_len(tmp, have + k, &partial);
     if (l > 0) {
-      if (hold_ws(c, p, l - have)) return 1;
+      if (add_ws(c, c->body_at - have, l) || hold_ws(c, p, l - have)) return 1;
       c->ws_partial = 0;
       i = l - have;
     } else if (partial) { /* only when the chunk is shorter than the rest */
       if (hold_ws(c, p, n)) return 1;
       c->ws_partial += n;
       return 0;
-    } else if (release_ws(c)) {
-      return 1;
+    } else {
+      c->run_len = 0;
+      if (release_ws(c)) return 1;
     }
   }
   /* Find where the last non-whitespace code point ends. */
@@ -186,19 +216,22 @@ static int body(clean *c, const char *p, size_t n) {
     unsigned char b = (unsigned char)p[j];
     if (b > 0x20 && b < 0x80) { /* the common case: printable ASCII is text */
       text_end = ++j;
+      c->run_len = 0;
       continue;
     }
     int partial;
     size_t l = sluicep_space_len((const unsigned char *)p + j, n - j, &partial);
     if (l > 0) {
+      if (add_ws(c, c->body_at + j, l)) return 1;
       j += l;
     } else if (partial) {
       tail_partial = 1;
       break;
     } else {
-      size_t s = sluicep_u8_seq_len((const unsigned char *)p + j, n - j);
-      j += s ? s : 1;
+      size_t q = sluicep_u8_seq_len((const unsigned char *)p + j, n - j);
+      j += q ? q : 1;
       text_end = j;
+      c->run_len = 0;
     }
   }
   if (text_end > i) {
@@ -229,8 +262,18 @@ static int stage_feed(clean *c, const char *p, size_t n) {
 
 static int think_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   clean *c = user;
-  if (ch == SLUICE_TEXT) return stage_feed(c, p, n);
-  return sluicep_emit(&c->base, ch, p, n);
+  if (ch != SLUICE_TEXT) return sluicep_emit(&c->base, ch, p, n);
+  /* Anchored think emits in input order with every byte in one channel, so
+   * this text starts at input offset (all it emitted) - n. */
+  uint64_t emitted = 0;
+  for (int k = 0; k < SLUICE_CHANNEL_COUNT; k++) emitted += c->think->chan_bytes[k];
+  uint64_t at = emitted - n;
+  if (at > c->stage_in && !c->gap_len) {
+    c->gap_at = c->stage_in;
+    c->gap_len = at - c->stage_in;
+  }
+  c->stage_in += n;
+  return stage_feed(c, p, n);
 }
 
 static int think_event(void *user, const sluice_event *ev) {
@@ -431,6 +474,18 @@ static const char *const node_keys[] = {"removeCustomTextFromResponseStart",
 static const char *const globals_keys[] = {"chatCompleteAddUserAssistant",
                                            "chatCompleteAddMissingAssistant", NULL};
 static const char *const sluice_keys[] = {"missing_close", "max_block", "max_whitespace", NULL};
+
+int sluicep_clean_known_key(const char *section, const char *key) {
+  const char *const *known = strcmp(section, "endpoint") == 0  ? endpoint_keys
+                             : strcmp(section, "node") == 0    ? node_keys
+                             : strcmp(section, "globals") == 0 ? globals_keys
+                             : strcmp(section, "sluice") == 0  ? sluice_keys
+                                                               : NULL;
+  if (!known) return -1;
+  for (size_t i = 0; known[i]; i++)
+    if (strcmp(known[i], key) == 0) return 1;
+  return 0;
+}
 
 /* A section object: missing is {}; anything else but an object is an error. */
 static int section(json_t *opts, const char *key, const char *const *known, json_t **out,

@@ -192,4 +192,9 @@ sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const s
 sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
                                       const sluice_mem *mem, sluice_error *err);
 
+/* For `sluice clean`: 1 if key is a setting of the clean filter's options
+ * section ("endpoint", "node", "globals", "sluice"), 0 if not, -1 if the
+ * section is unknown. */
+int sluicep_clean_known_key(const char *section, const char *key);
+
 #endif /* SLUICE_PRIVATE_H */

@@ -159,10 +159,12 @@ suites = {}
 
 
 def case(suite, cid, opts, inp, source, want=None, max_held=None, note=None, chunks=None,
-         error=None):
+         error=None, offset=None):
     c = {"id": cid, "options": opts, "input": enc(inp), "source": source}
     if error is not None:
         c["expect"] = {"error": {"code": error}}
+        if offset is not None:
+            c["expect"]["error"]["offset"] = offset
     else:
         m = model(opts, inp)
         if want is not None:
@@ -395,9 +397,19 @@ case(R, "y_trim_whitespace_before_unterminated_think", O(think={}, trim=True), "
      S1 + " (unterminated, restored) then " + S7, want="Hi \n<think>x")
 case(R, "n_trim_max_whitespace", O(trim=True, sluice={"max_whitespace": 4}), "hi" + " " * 10,
      "design decision: the held trailing run is capped by sluice.max_whitespace "
-     "(SLUICE_LIMIT)", error="limit")
+     "(SLUICE_LIMIT), reported at the first input byte that does not fit", error="limit",
+     offset=6)
+case(R, "n_trim_max_whitespace_after_block", O(think={}, trim=True, sluice={"max_whitespace": 4}),
+     "hi  <think>plan</think>    x", "design decision: max_whitespace caps every run in the "
+     "body, held or not (a run followed by text in the same chunk is never held, so a cap on "
+     "the hold would depend on the chunking); the run joins across the removed block, and the "
+     "offset is an input offset: the 5th space of the run is input byte 25",
+     error="limit", offset=25)
+case(R, "n_trim_max_whitespace_inner_run", O(trim=True, sluice={"max_whitespace": 4}),
+     "a     b", "design decision: max_whitespace caps inner runs too, so the verdict does not "
+     "depend on whether a chunk ends inside the run", error="limit", offset=5)
 case(R, "y_trim_max_whitespace_not_reached", O(trim=True, sluice={"max_whitespace": 4}),
-     "hi    x    ", "design decision: sluice.max_whitespace counts the held run only",
+     "hi    x    ", "design decision: sluice.max_whitespace counts each run on its own",
      want="hi    x")
 
 # ---- think -----------------------------------------------------------------------
@@ -463,8 +475,8 @@ case(K, "y_think_block_after_prefix_kept_position", O(think={}, node=["Note:"]),
      "Note: <think>x</think>hi", S1 + " then " + S3 + ": the block goes first, then the prefix",
      want="hi")
 case(K, "n_think_max_block", O(think={}, sluice={"max_block": 8}), "<think>0123456789</think>x",
-     "design decision: the held block is capped by sluice.max_block (SLUICE_LIMIT)",
-     error="limit")
+     "design decision: the held block is capped by sluice.max_block (SLUICE_LIMIT), at the "
+     "first byte that does not fit", error="limit", offset=15)
 
 # ---- options ------------------------------------------------------------------
 P = "options"
