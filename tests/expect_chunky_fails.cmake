@@ -17,3 +17,19 @@ endif()
 if(NOT out MATCHES "0 passed, 1 failed")
   message(FATAL_ERROR "the closing line is missing")
 endif()
+
+# The same verdict in TAP and JUnit.
+execute_process(
+  COMMAND ${SLUICE} conform --suite think --case y_block_in_middle --impl ${IMPL} --format tap
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
+if(rc EQUAL 0 OR NOT out MATCHES "not ok 1 - think/y_block_in_middle" OR NOT out MATCHES "1\\.\\.1")
+  message(FATAL_ERROR "TAP output is wrong:\n${out}")
+endif()
+execute_process(
+  COMMAND ${SLUICE} conform --suite think --case y_block_in_middle --impl ${IMPL} --format junit
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT out MATCHES "<testsuites tests=\"1\" failures=\"1\">"
+   OR NOT out MATCHES "<failure message=\"split mode single-cut\">"
+   OR NOT err MATCHES "0 passed, 1 failed")
+  message(FATAL_ERROR "JUnit output is wrong:\n${out}${err}")
+endif()
