@@ -247,6 +247,26 @@ SLUICE_API uint64_t sluice_utf8_count(const void *p, size_t n);
 /* 1 if p[0..n) is well-formed UTF-8. */
 SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
 
+/* ------------------------------------------------------------------ */
+/* harmony: the gpt-oss template filter (DESIGN.md §2)                  */
+/* ------------------------------------------------------------------ */
+/* Routes the content of harmony messages: analysis -> THOUGHT, final ->
+ * TEXT, commentary with a recipient (to=...) -> OTHER, commentary without
+ * one -> `preamble`, no channel -> TEXT (OTHER with a recipient), any other
+ * channel -> THOUGHT. Control tokens and header words -> MARKUP. Every byte
+ * lands in exactly one channel. Hold-back: a partial token (at most 12
+ * bytes) plus an open header (at most max_header bytes). */
+typedef struct sluice_harmony_opts {
+  sluice_channel preamble; /* commentary without a recipient: SLUICE_TEXT (default),
+                              SLUICE_THOUGHT or SLUICE_OTHER */
+  size_t max_header;       /* bytes of an open header before it is taken as
+                              content; default 256, 32 to 4096 */
+} sluice_harmony_opts;
+
+SLUICE_API void sluice_harmony_opts_init(sluice_harmony_opts *o);
+SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *o,
+                                            const sluice_sink *sink, const sluice_mem *mem);
+
 #ifdef __cplusplus
 }
 #endif
