@@ -267,6 +267,37 @@ SLUICE_API void sluice_harmony_opts_init(sluice_harmony_opts *o);
 SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *o,
                                             const sluice_sink *sink, const sluice_mem *mem);
 
+/* ------------------------------------------------------------------ */
+/* monitor: stream quality monitor (DESIGN.md §2)                       */
+/* ------------------------------------------------------------------ */
+/* Stops a stream at an exact code-point checkpoint: p == max_length
+ * ("max_length"), p % whitespace_interval == 0 with trailing whitespace at
+ * or over the threshold ("whitespace"), p % repetition_interval == 0 when
+ * the repetition detector fires ("repetition"). One SLUICE_EV_STOP event
+ * {name = reason, offset = p}; TEXT is the stream up to p, the rest goes to
+ * DROPPED. Memory: the whole stream's code points are kept while
+ * repetition checks are on (about 28 bytes per code point); max_history
+ * caps it with SLUICE_LIMIT. */
+typedef enum sluice_monitor_profile {
+  SLUICE_MONITOR_SEED = 0, /* plain whitespace >= 128, reps (100+8(L-1))/L, exact */
+  SLUICE_MONITOR_CURRENT   /* weighted whitespace >= 512, base-340 table, quasi */
+} sluice_monitor_profile;
+
+typedef struct sluice_monitor_opts {
+  sluice_monitor_profile profile;
+  uint64_t max_length;           /* code points; 0 = none */
+  uint64_t whitespace_interval;  /* default 128; 0 = no whitespace checks */
+  uint64_t repetition_interval;  /* default 512; 0 = no repetition checks */
+  uint64_t whitespace_threshold; /* 0 = the profile's (128 or 512) */
+  int quasi;                     /* -1 = the profile's; 0 exact; 1 quasi */
+  int weighted;                  /* -1 = the profile's; 1 = \n \r \r\n 8, \t 4 */
+  uint64_t max_history;          /* code points kept for the detector; 0 = no cap */
+} sluice_monitor_opts;
+
+SLUICE_API void sluice_monitor_opts_init(sluice_monitor_opts *o);
+SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *o,
+                                            const sluice_sink *sink, const sluice_mem *mem);
+
 #ifdef __cplusplus
 }
 #endif
