@@ -156,12 +156,18 @@ static int bench_think(int argc, char **argv) {
   return 0;
 }
 
+/* tools/bench_monharm.c */
+int bench_harmony(int argc, char **argv);
+int bench_monitor(int argc, char **argv);
+
 /* One line per filter benchmark. */
 static const struct {
   const char *name;
   int (*run)(int, char **);
 } benches[] = {
     {"think", bench_think},
+    {"harmony", bench_harmony},
+    {"monitor", bench_monitor},
 };
 
 int cmd_bench(int argc, char **argv) {

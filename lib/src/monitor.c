@@ -25,10 +25,10 @@
  * recurs every 20 characters, which made the original quadratic). Any
  * firing C of length L has a second copy ending at e in (n-2L, n-L] (the
  * gap is shorter than L; exact repetition is gap 0). So candidates are
- * taken in bands L in [l, 2l), l = 10, 20, 40, ...: the last l code points
- * (a longer marker, a prefix of what must repeat) must occur ending in
- * (n-4l, n-l]. Each band keeps the occurrences of its l-grams in a ring
- * of 4l positions chained by fingerprint, so a checkpoint walks only the
+ * taken in bands L in [l, 8l), l = 10, 80, 640, ...: the last l code
+ * points (a longer marker, a suffix of what must repeat) must occur ending
+ * in (n-16l, n-l]. Each band keeps the occurrences of its l-grams in a ring
+ * over that window, chained by fingerprint, so a checkpoint walks only the
  * occurrences of markers that really recur nearby. Substring equality
  * uses a polynomial hash mod 2^61-1; every positive that can change a
  * verdict is verified code point by code point, so verdicts are exact.
@@ -36,7 +36,7 @@
  * Memory: the detector may compare the last code point with the first (a
  * block of n/10 code points repeated ten times fires), so the history is
  * the whole stream: 20 bytes per code point (the code point, its prefix
- * hash and a power of the base) plus the band rings (under 8 bytes per
+ * hash and a power of the base) plus the band rings (about 4 bytes per
  * code point). max_history caps it (SLUICE_LIMIT); with repetition checks
  * off no history is kept; after a stop the history is freed.
  */
@@ -46,7 +46,7 @@
 
 #define HMOD ((uint64_t)0x1FFFFFFFFFFFFFFFULL) /* 2^61 - 1 */
 #define HBASE ((uint64_t)0x5DEECE66DULL + 1000003ULL)
-#define MAX_LEVELS 28
+#define MAX_LEVELS 10
 #define POS_LIMIT 0xFFFFFFF0u
 
 typedef struct level {
@@ -166,34 +166,44 @@ static int exact_match(const monitor *m, uint64_t L, uint64_t r) {
 static uint32_t slot_of(const level *lv, uint64_t f) { return (uint32_t)(f ^ (f >> 29)) & lv->tmask; }
 
 static void level_insert(monitor *m, level *lv, uint64_t e) {
+  if (e < lv->len) return;
   uint32_t s = slot_of(lv, fp(m, e - lv->len, lv->len));
   lv->ring[e & lv->rmask] = lv->head[s];
   lv->head[s] = (uint32_t)e;
 }
 
-static int add_level(monitor *m) {
-  if (m->nlv >= MAX_LEVELS) return 0;
-  level *lv = &m->lv[m->nlv];
-  lv->len = 10u << m->nlv;
-  uint32_t rs = 1;
-  while (rs < 4 * lv->len + 2) rs <<= 1;
-  uint32_t ts = rs < (1u << 16) ? rs : (1u << 16);
-  lv->ring = sluicep_calloc(&m->base.mem, (size_t)rs * sizeof *lv->ring);
-  lv->head = sluicep_calloc(&m->base.mem, (size_t)ts * sizeof *lv->head);
-  if (!lv->ring || !lv->head) {
-    sluicep_dealloc(&m->base.mem, lv->ring);
-    sluicep_dealloc(&m->base.mem, lv->head);
-    lv->ring = lv->head = NULL;
-    return -1;
-  }
+/* The ring a band needs now: its window (n - 2*hiL, n] with hiL = min(8l - 1,
+ * thr); it grows (doubling, rebuilt from the history) as thr does. */
+static uint64_t ring_need(const monitor *m, const level *lv) {
+  uint64_t hi = 8 * (uint64_t)lv->len - 1, thr = m->n / 10 + 1;
+  if (hi > thr) hi = thr;
+  return 2 * hi + 2;
+}
+
+static int level_build(monitor *m, level *lv) {
+  uint64_t need = ring_need(m, lv);
+  uint32_t rs = lv->rmask ? lv->rmask + 1 : 64;
+  while (rs < need) rs <<= 1;
+  uint32_t *ring = sluicep_realloc(&m->base.mem, lv->ring, (size_t)rs * sizeof *ring);
+  if (!ring) return -1;
+  lv->ring = ring;
   lv->rmask = rs - 1;
-  lv->tmask = ts - 1;
-  m->nlv++;
-  /* Backfill the ends the band's window can reach. */
+  memset(lv->head, 0, ((size_t)lv->tmask + 1) * sizeof *lv->head);
   uint64_t from = m->n >= rs ? m->n - rs + 1 : 0;
   if (from < lv->len) from = lv->len;
   for (uint64_t e = from; e <= m->n; e++) level_insert(m, lv, e);
   return 0;
+}
+
+static int add_level(monitor *m) {
+  level *lv = &m->lv[m->nlv];
+  memset(lv, 0, sizeof *lv);
+  lv->len = m->nlv ? 8 * m->lv[m->nlv - 1].len : 10;
+  lv->tmask = (1u << 12) - 1; /* small, so the tables stay in cache */
+  lv->head = sluicep_calloc(&m->base.mem, ((size_t)lv->tmask + 1) * sizeof *lv->head);
+  if (!lv->head) return -1;
+  m->nlv++;
+  return level_build(m, lv);
 }
 
 static int phase2(monitor *m) {
@@ -202,7 +212,7 @@ static int phase2(monitor *m) {
   for (int j = 0; j < m->nlv; j++) {
     level *lv = &m->lv[j];
     uint64_t l = lv->len;
-    uint64_t loL = l < 11 ? 11 : l, hiL = 2 * l - 1 < thr ? 2 * l - 1 : thr;
+    uint64_t loL = l < 11 ? 11 : l, hiL = 8 * l - 1 < thr ? 8 * l - 1 : thr;
     if (loL > hiL || n < l) continue;
     uint64_t fm = fp(m, n - l, l);
     uint64_t elow = n - 2 * hiL; /* e > elow */
@@ -312,10 +322,15 @@ static int remember(monitor *m, uint32_t c) {
   m->pw[n] = mulmod(m->pw[n - 1], HBASE);
   for (uint64_t L = 1; L <= 10; L++)
     m->per[L] = (n > L && m->cp[n - 1] == m->cp[n - 1 - L]) ? m->per[L] + 1 : 0;
-  for (int j = 0; j < m->nlv; j++)
-    if (n >= m->lv[j].len) level_insert(m, &m->lv[j], n);
+  for (int j = 0; j < m->nlv; j++) {
+    level *lv = &m->lv[j];
+    if (lv->rmask + 1 < ring_need(m, lv) ? level_build(m, lv) : (level_insert(m, lv, n), 0)) {
+      sluicep_fail(&m->base, SLUICE_NOMEM, m->in_bytes, "out of memory for the monitor's index");
+      return 1;
+    }
+  }
   /* A band is needed once its lengths fit under thr = n / 10. */
-  while (m->nlv < MAX_LEVELS && (uint64_t)(10u << m->nlv) <= n / 10 + 1)
+  while (m->nlv < MAX_LEVELS && (m->nlv ? 8 * (uint64_t)m->lv[m->nlv - 1].len : 10) <= n / 10 + 1)
     if (add_level(m)) {
       sluicep_fail(&m->base, SLUICE_NOMEM, m->in_bytes, "out of memory for the monitor's index");
       return 1;
