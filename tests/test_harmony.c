@@ -65,7 +65,52 @@ static void run(const sluice_harmony_opts *o, const char *buf, size_t n, int cut
   sluice_free(f);
 }
 
+
+/* ---------------- failure injection ----------------
+ * An allocator that fails at the k-th call: for every k until a run makes
+ * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
+ * claim success after a lost allocation). */
+typedef struct faulty {
+  long calls, fail_at;
+  int failed;
+} faulty;
+static void *f_malloc(void *ctx, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return malloc(n);
+}
+static void *f_realloc(void *ctx, void *p, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return realloc(p, n);
+}
+static void f_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+static void inject(void) {
+  const char *in = "<|channel|>analysis<|message|>think<|end|><|start|>assistant to=functions.f"
+                   "<|channel|>commentary json<|message|>{}<|call|>tail<|chan";
+  for (long k = 0;; k++) {
+    faulty fa = {0, k, 0};
+    sluice_mem mem = {f_malloc, f_realloc, f_free, &fa};
+    sluice_filter *f = NULL;
+    sluice_status st = sluice_harmony_new(&f, NULL, NULL, &mem);
+    if (st == SLUICE_OK) {
+      for (size_t i = 0; in[i] && st == SLUICE_OK; i += 3)
+        st = sluice_feed(f, in + i, strlen(in + i) < 3 ? strlen(in + i) : 3);
+      if (st == SLUICE_OK) st = sluice_finish(f);
+      sluice_free(f);
+    }
+    CHECK(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
+          sluice_status_name(st));
+    if (!fa.failed) break;
+  }
+}
+
 int main(void) {
+  inject();
   sluice_output *a, *b;
   if (sluice_output_new(&a, NULL) != SLUICE_OK || sluice_output_new(&b, NULL) != SLUICE_OK)
     return 1;

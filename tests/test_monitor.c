@@ -193,7 +193,59 @@ static size_t utf8(uint32_t c, char *o) {
   return 3;
 }
 
+
+/* ---------------- failure injection ----------------
+ * An allocator that fails at the k-th call: for every k until a run makes
+ * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
+ * claim success after a lost allocation). */
+typedef struct faulty {
+  long calls, fail_at;
+  int failed;
+} faulty;
+static void *f_malloc(void *ctx, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return malloc(n);
+}
+static void *f_realloc(void *ctx, void *p, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return realloc(p, n);
+}
+static void f_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+static void inject(void) {
+  /* Long enough to grow the history and add bands. */
+  static char in[60000];
+  for (size_t i = 0; i < sizeof in; i++) in[i] = (char)('a' + rnd(26)); /* never loops */
+  for (long k = 0;; k++) {
+    faulty fa = {0, k, 0};
+    sluice_mem mem = {f_malloc, f_realloc, f_free, &fa};
+    sluice_filter *f = NULL;
+    sluice_monitor_opts o;
+    sluice_monitor_opts_init(&o);
+    o.repetition_interval = 7;
+    sluice_status st = sluice_monitor_new(&f, &o, NULL, &mem);
+    if (st == SLUICE_OK) {
+      for (size_t i = 0; i < sizeof in && st == SLUICE_OK; i += 1000)
+        st = sluice_feed(f, in + i, 1000);
+      if (st == SLUICE_OK) st = sluice_finish(f);
+      sluice_free(f);
+    }
+    CHECK(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
+          sluice_status_name(st));
+    if (!fa.failed) {
+      CHECK(k > 10, "the run reaches the history and band allocations (%ld)", k);
+      break;
+    }
+  }
+}
+
 int main(int argc, char **argv) {
+  inject();
   int iters = argc > 1 ? atoi(argv[1]) : 1000;
   enum { CAP = 2600 };
   static uint32_t s[CAP];
