@@ -275,9 +275,11 @@ SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_ha
  * or over the threshold ("whitespace"), p % repetition_interval == 0 when
  * the repetition detector fires ("repetition"). One SLUICE_EV_STOP event
  * {name = reason, offset = p}; TEXT is the stream up to p, the rest goes to
- * DROPPED. Memory: the whole stream's code points are kept while
- * repetition checks are on (about 28 bytes per code point); max_history
- * caps it with SLUICE_LIMIT. */
+ * DROPPED. Hold-back: an incomplete UTF-8 sequence (at most 3 bytes).
+ * Memory: the detector can compare the first code point with the last, so
+ * while repetition checks are on the whole stream is kept, about 24 bytes
+ * per code point (more while an array doubles); max_history caps it with
+ * SLUICE_LIMIT. */
 typedef enum sluice_monitor_profile {
   SLUICE_MONITOR_SEED = 0, /* plain whitespace >= 128, reps (100+8(L-1))/L, exact */
   SLUICE_MONITOR_CURRENT   /* weighted whitespace >= 512, base-340 table, quasi */

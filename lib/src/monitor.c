@@ -199,7 +199,7 @@ static int add_level(monitor *m) {
   level *lv = &m->lv[m->nlv];
   memset(lv, 0, sizeof *lv);
   lv->len = m->nlv ? 8 * m->lv[m->nlv - 1].len : 10;
-  lv->tmask = (1u << 12) - 1; /* small, so the tables stay in cache */
+  lv->tmask = (1u << 14) - 1; /* small, so the tables stay in cache */
   lv->head = sluicep_calloc(&m->base.mem, ((size_t)lv->tmask + 1) * sizeof *lv->head);
   if (!lv->head) return -1;
   m->nlv++;

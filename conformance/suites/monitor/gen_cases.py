@@ -315,6 +315,9 @@ inv = [
      "expect": {"text": ["ab", {"hex": "f0 9f"}], "dropped": {"hex": "99"},
                 "events": [{"type": "stop", "reason": "max_length", "offset": 4}]},
      "source": "DESIGN §1 counting: a sequence cut by the end of the stream is one code point per byte"},
+    {"id": "y_hold_back_partial_sequence", "input": "a🙂b", "options": {},
+     "expect": {"text": "a🙂b", "max_held": 3},
+     "source": "DESIGN §1 latency: the monitor holds back only an incomplete UTF-8 sequence"},
     {"id": "y_empty_input", "input": "", "options": {}, "expect": {},
      "source": "DESIGN §1: empty input, no verdict"},
 ]
