@@ -277,7 +277,7 @@ SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_ha
  * {name = reason, offset = p}; TEXT is the stream up to p, the rest goes to
  * DROPPED. Hold-back: an incomplete UTF-8 sequence (at most 3 bytes).
  * Memory: the detector can compare the first code point with the last, so
- * while repetition checks are on the whole stream is kept, about 24 bytes
+ * while repetition checks are on the whole stream is kept, about 17 bytes
  * per code point (more while an array doubles); max_history caps it with
  * SLUICE_LIMIT. */
 typedef enum sluice_monitor_profile {

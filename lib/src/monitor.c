@@ -35,9 +35,8 @@
  *
  * Memory: the detector may compare the last code point with the first (a
  * block of n/10 code points repeated ten times fires), so the history is
- * the whole stream: 20 bytes per code point (the code point, its prefix
- * hash and a power of the base) plus the band rings (about 4 bytes per
- * code point). max_history caps it (SLUICE_LIMIT); with repetition checks
+ * the whole stream: 12 bytes per code point (the code point and its
+ * prefix hash) plus the band rings (about 4 bytes per code point). max_history caps it (SLUICE_LIMIT); with repetition checks
  * off no history is kept; after a stop the history is freed.
  */
 #include "sluice_private.h"
@@ -55,6 +54,7 @@ typedef struct level {
   uint32_t *ring; /* ring[e & rmask]: previous end with the same slot */
   uint32_t tmask;
   uint32_t *head; /* head[slot]: the last end position with that slot */
+  uint64_t pl;    /* B^len */
 } level;
 
 typedef struct monitor {
@@ -75,7 +75,8 @@ typedef struct monitor {
   uint64_t per[11];
   /* history */
   uint32_t *cp;
-  uint64_t *h, *pw; /* h[i]: hash of S[0..i); pw[i] = B^i */
+  uint64_t *h; /* h[i]: hash of S[0..i) */
+  uint64_t p10; /* B^10 */
   size_t cap;
   level lv[MAX_LEVELS];
   int nlv;
@@ -103,16 +104,24 @@ static uint64_t mulmod(uint64_t a, uint64_t b) {
   return r >= HMOD ? r - HMOD : r;
 }
 
-/* Fingerprint of S[a..a+len). */
-static uint64_t fp(const monitor *m, uint64_t a, uint64_t len) {
-  uint64_t x = m->h[a + len], y = mulmod(m->h[a], m->pw[len]);
+/* B^e, by squaring: callers compute it once per length. */
+static uint64_t powb(uint64_t e) {
+  uint64_t r = 1, b = HBASE;
+  for (; e; e >>= 1, b = mulmod(b, b))
+    if (e & 1) r = mulmod(r, b);
+  return r;
+}
+
+/* Fingerprint of S[a..a+len); pl = B^len. */
+static uint64_t fp(const monitor *m, uint64_t a, uint64_t len, uint64_t pl) {
+  uint64_t x = m->h[a + len], y = mulmod(m->h[a], pl);
   return x >= y ? x - y : x + HMOD - y;
 }
 
 /* S[a..a+len) == S[b..b+len): the hash rejects, the code points confirm. */
-static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len) {
+static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
   if (a == b) return 1;
-  if (fp(m, a, len) != fp(m, b, len)) return 0;
+  if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
   return memcmp(m->cp + a, m->cp + b, len * sizeof *m->cp) == 0;
 }
 
@@ -123,8 +132,8 @@ static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
   if (cap > e) cap = e;
   uint64_t lo = 0, hi = cap; /* lo: known common, hi: upper bound */
   while (lo < hi) {
-    uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (fp(m, e - mid, mid) == fp(m, n - mid, mid)) lo = mid;
+    uint64_t mid = lo + (hi - lo + 1) / 2, pl = powb(mid);
+    if (fp(m, e - mid, mid, pl) == fp(m, n - mid, mid, pl)) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -136,13 +145,13 @@ static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
  * copies going back, each the nearest one before the previous with a gap
  * shorter than L (the original's rfind loop). */
 static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
-  uint64_t n = m->n, c = n - L, count = 1;
+  uint64_t n = m->n, c = n - L, count = 1, pl = powb(L);
   while (count < r && c > 0) {
     if (c < L) break;
     uint64_t lo = c + 1 >= 2 * L ? c + 1 - 2 * L : 0;
     uint64_t q = c - L + 1, found = UINT64_MAX;
     while (q-- > lo)
-      if (eq(m, q, n - L, L)) {
+      if (m->cp[q + L - 1] == m->cp[n - 1] && eq(m, q, n - L, L, pl)) {
         found = q;
         break;
       }
@@ -158,7 +167,10 @@ static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
 static int exact_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n;
   if (r * L > n) return 0;
-  return eq(m, n - r * L, n - (r - 1) * L, (r - 1) * L);
+  /* Most candidates fail within a few code points: look before hashing. */
+  for (uint64_t i = 1; i <= 64 && i <= (r - 1) * L; i++)
+    if (m->cp[n - i] != m->cp[n - L - i]) return 0;
+  return eq(m, n - r * L, n - (r - 1) * L, (r - 1) * L, powb((r - 1) * L));
 }
 
 /* ---------------- phase 2 bands ---------------- */
@@ -167,7 +179,7 @@ static uint32_t slot_of(const level *lv, uint64_t f) { return (uint32_t)(f ^ (f 
 
 static void level_insert(monitor *m, level *lv, uint64_t e) {
   if (e < lv->len) return;
-  uint32_t s = slot_of(lv, fp(m, e - lv->len, lv->len));
+  uint32_t s = slot_of(lv, fp(m, e - lv->len, lv->len, lv->pl));
   lv->ring[e & lv->rmask] = lv->head[s];
   lv->head[s] = (uint32_t)e;
 }
@@ -199,6 +211,7 @@ static int add_level(monitor *m) {
   level *lv = &m->lv[m->nlv];
   memset(lv, 0, sizeof *lv);
   lv->len = m->nlv ? 8 * m->lv[m->nlv - 1].len : 10;
+  lv->pl = powb(lv->len);
   lv->tmask = (1u << 14) - 1; /* small, so the tables stay in cache */
   lv->head = sluicep_calloc(&m->base.mem, ((size_t)lv->tmask + 1) * sizeof *lv->head);
   if (!lv->head) return -1;
@@ -214,12 +227,12 @@ static int phase2(monitor *m) {
     uint64_t l = lv->len;
     uint64_t loL = l < 11 ? 11 : l, hiL = 8 * l - 1 < thr ? 8 * l - 1 : thr;
     if (loL > hiL || n < l) continue;
-    uint64_t fm = fp(m, n - l, l);
+    uint64_t fm = fp(m, n - l, l, lv->pl);
     uint64_t elow = n - 2 * hiL; /* e > elow */
     uint64_t e = lv->head[slot_of(lv, fm)];
     for (; e > elow; e = lv->ring[e & lv->rmask]) {
       if (e > n - loL) continue;
-      if (fp(m, e - l, l) != fm) continue;
+      if (fp(m, e - l, l, lv->pl) != fm) continue;
       if (!m->quasi) {
         uint64_t L = n - e;
         if (L <= hiL && exact_match(m, L, reps(m, L))) return 1;
@@ -236,7 +249,7 @@ static int phase2(monitor *m) {
         m->stamp[L] = m->ck;
         uint64_t r = reps(m, L);
         if (r * L > n) continue;
-        if (!eq(m, n - 10 - L, n - 10, 10)) continue; /* M occurs at n-10-L */
+        if (!eq(m, n - 10 - L, n - 10, 10, m->p10)) continue; /* M occurs at n-10-L */
         if (quasi_match(m, L, r)) return 1;
       }
     }
@@ -261,10 +274,9 @@ static void free_history(monitor *m) {
   sluice_mem *mem = &m->base.mem;
   sluicep_dealloc(mem, m->cp);
   sluicep_dealloc(mem, m->h);
-  sluicep_dealloc(mem, m->pw);
   sluicep_dealloc(mem, m->stamp);
   m->cp = NULL;
-  m->h = m->pw = NULL;
+  m->h = NULL;
   m->stamp = NULL;
   m->cap = m->stamp_cap = 0;
   for (int j = 0; j < m->nlv; j++) {
@@ -283,19 +295,13 @@ static int grow(monitor *m) {
   uint64_t *h = sluicep_realloc(mem, m->h, (nc + 1) * sizeof *h);
   if (!h) return -1;
   m->h = h;
-  uint64_t *pw = sluicep_realloc(mem, m->pw, (nc + 1) * sizeof *pw);
-  if (!pw) return -1;
-  m->pw = pw;
   size_t ns = nc / 10 + 2;
   uint32_t *st = sluicep_realloc(mem, m->stamp, ns * sizeof *st);
   if (!st) return -1;
   memset(st + m->stamp_cap, 0, (ns - m->stamp_cap) * sizeof *st);
   m->stamp = st;
   m->stamp_cap = ns;
-  if (m->cap == 0) {
-    m->h[0] = 0;
-    m->pw[0] = 1;
-  }
+  if (m->cap == 0) m->h[0] = 0;
   m->cap = nc;
   return 0;
 }
@@ -319,7 +325,6 @@ static int remember(monitor *m, uint32_t c) {
   m->cp[n - 1] = c;
   m->h[n] = mulmod(m->h[n - 1], HBASE) + (uint64_t)c + 1;
   if (m->h[n] >= HMOD) m->h[n] -= HMOD;
-  m->pw[n] = mulmod(m->pw[n - 1], HBASE);
   for (uint64_t L = 1; L <= 10; L++)
     m->per[L] = (n > L && m->cp[n - 1] == m->cp[n - 1 - L]) ? m->per[L] + 1 : 0;
   for (int j = 0; j < m->nlv; j++) {
@@ -490,6 +495,7 @@ static sluice_status monitor_new_err(sluice_filter **out, const sluice_monitor_o
   m->rep_interval = o->repetition_interval;
   m->max_length = o->max_length;
   m->max_history = o->max_history;
+  m->p10 = powb(10);
   *out = f;
   return SLUICE_OK;
 }
