@@ -200,6 +200,17 @@ static int level_build(monitor *m, level *lv) {
   if (!ring) return -1;
   lv->ring = ring;
   lv->rmask = rs - 1;
+  /* The table grows with the window (about 64 positions a slot), so a walk
+   * meets a bounded number of other markers' positions; small tables for
+   * small bands stay in cache. */
+  uint32_t ts = 1u << 14;
+  while (ts < rs / 64 && ts < (1u << 22)) ts <<= 1;
+  if (!lv->head || ts != lv->tmask + 1) {
+    uint32_t *head = sluicep_realloc(&m->base.mem, lv->head, (size_t)ts * sizeof *head);
+    if (!head) return -1;
+    lv->head = head;
+    lv->tmask = ts - 1;
+  }
   memset(lv->head, 0, ((size_t)lv->tmask + 1) * sizeof *lv->head);
   uint64_t from = m->n >= rs ? m->n - rs + 1 : 0;
   if (from < lv->len) from = lv->len;
@@ -212,9 +223,6 @@ static int add_level(monitor *m) {
   memset(lv, 0, sizeof *lv);
   lv->len = m->nlv ? 8 * m->lv[m->nlv - 1].len : 10;
   lv->pl = powb(lv->len);
-  lv->tmask = (1u << 14) - 1; /* small, so the tables stay in cache */
-  lv->head = sluicep_calloc(&m->base.mem, ((size_t)lv->tmask + 1) * sizeof *lv->head);
-  if (!lv->head) return -1;
   m->nlv++;
   return level_build(m, lv);
 }
