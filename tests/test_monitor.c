@@ -184,6 +184,8 @@ static size_t gen(uint32_t *s, size_t cap) {
   return n;
 }
 
+enum { CAP = 2600, LONG_CAP = 40000 };
+
 static size_t utf8(uint32_t c, char *o) {
   if (c < 0x80) return o[0] = (char)c, 1;
   if (c < 0x800) return o[0] = (char)(0xC0 | (c >> 6)), o[1] = (char)(0x80 | (c & 0x3F)), 2;
@@ -244,68 +246,107 @@ static void inject(void) {
   }
 }
 
+/* Runs one stream through the filter (random chunks) and compares with the
+ * model; returns the model's verdict reason index (-1: none). */
+static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sluice_output *out,
+                   int it) {
+  static char bytes[LONG_CAP * 3];
+  static size_t bend[LONG_CAP + 1]; /* byte offset after each code point */
+  size_t nb = 0;
+  bend[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    nb += utf8(s[i], bytes + nb);
+    bend[i + 1] = nb;
+  }
+  int current = o->profile == SLUICE_MONITOR_CURRENT;
+  verdict v = slow_monitor(s, n, current, (size_t)o->max_length, (size_t)o->whitespace_interval,
+                           (size_t)o->repetition_interval);
+  sluice_output_reset(out);
+  sluice_sink sink = sluice_output_sink(out);
+  sluice_filter *f;
+  if (sluice_monitor_new(&f, o, &sink, NULL) != SLUICE_OK) return failures++, -1;
+  for (size_t off = 0; off < nb;) {
+    size_t k = 1 + rnd(rnd(2) ? 5 : 700);
+    if (k > nb - off) k = nb - off;
+    CHECK(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
+    off += k;
+  }
+  CHECK(sluice_finish(f) == SLUICE_OK, "finish");
+  sluice_free(f);
+  size_t ne = sluice_output_event_count(out);
+  size_t tl, dl;
+  sluice_output_channel(out, SLUICE_TEXT, &tl);
+  sluice_output_channel(out, SLUICE_DROPPED, &dl);
+  CHECK(tl + dl == nb, "conservation");
+  if (!v.reason) {
+    CHECK(ne == 0, "stream %d: a stop the model does not make", it);
+    CHECK(tl == nb, "stream %d: text cut without a stop", it);
+    return -1;
+  }
+  const sluice_event *ev = ne ? sluice_output_event(out, 0) : NULL;
+  CHECK(ne == 1 && ev->type == SLUICE_EV_STOP && strlen(v.reason) == ev->name_len &&
+            memcmp(v.reason, ev->name, ev->name_len) == 0 && ev->offset == v.offset,
+        "stream %d (%s, interval %llu): model stops %s at %zu, filter %.*s at %llu", it,
+        current ? "current" : "seed", (unsigned long long)o->repetition_interval, v.reason,
+        v.offset, ev ? (int)ev->name_len : 4, ev ? ev->name : "none",
+        ev ? (unsigned long long)ev->offset : 0ULL);
+  CHECK(tl == bend[v.offset], "stream %d: text %zu bytes, expected %zu", it, tl, bend[v.offset]);
+  return v.reason[0] == 'r' ? 0 : v.reason[0] == 'w' ? 1 : 2;
+}
+
+/* Long streams: blocks of 80 to 1500 code points repeated around the
+ * threshold, so the wider bands of phase 2 are compared too. */
+static size_t gen_long(uint32_t *s, size_t cap, int current) {
+  size_t n = 0;
+  while (n < cap) {
+    size_t k = 50 + rnd(3000);
+    while (k-- && n < cap) s[n++] = 'a' + rnd(26);
+    size_t L = 80 + rnd(1400), r = current ? 20 : 10, copies = r - 2 + rnd(4);
+    size_t start = n;
+    for (size_t i = 0; i < L && n < cap; i++) s[n++] = alpha[rnd(4)];
+    for (size_t c = 1; c < copies; c++) {
+      if (current && rnd(3) == 0) { /* a short gap: a quasi repeat */
+        size_t g = 1 + rnd(20);
+        while (g-- && n < cap) s[n++] = '0' + rnd(10);
+      }
+      for (size_t j = 0; j < L && n < cap; j++) s[n] = s[start + j], n++;
+    }
+  }
+  return n;
+}
+
 int main(int argc, char **argv) {
   inject();
   int iters = argc > 1 ? atoi(argv[1]) : 1000;
-  enum { CAP = 2600 };
-  static uint32_t s[CAP];
-  static char bytes[CAP * 3];
-  static size_t bend[CAP + 1]; /* byte offset after each code point */
+  static uint32_t s[LONG_CAP];
   sluice_output *out;
   if (sluice_output_new(&out, NULL) != SLUICE_OK) return 1;
   int stops[3] = {0, 0, 0};
   for (int it = 0; it < iters && failures < 5; it++) {
     size_t n = gen(s, 200 + rnd(CAP - 200));
-    size_t nb = 0;
-    for (size_t i = 0; i < n; i++) {
-      nb += utf8(s[i], bytes + nb);
-      bend[i + 1] = nb;
-    }
     sluice_monitor_opts o;
     sluice_monitor_opts_init(&o);
-    int current = it & 1;
-    o.profile = current ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
+    o.profile = (it & 1) ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
     static const uint64_t rpis[] = {1, 1, 7, 64, 512};
     o.repetition_interval = rpis[rnd(5)];
     o.whitespace_interval = rnd(4) ? 128 : 1 + rnd(50);
     o.max_length = rnd(5) ? 0 : 1 + rnd((uint32_t)n + 50);
-    verdict v = slow_monitor(s, n, current, (size_t)o.max_length, (size_t)o.whitespace_interval,
-                             (size_t)o.repetition_interval);
-    sluice_output_reset(out);
-    sluice_sink sink = sluice_output_sink(out);
-    sluice_filter *f;
-    if (sluice_monitor_new(&f, &o, &sink, NULL) != SLUICE_OK) return 1;
-    for (size_t off = 0; off < nb;) {
-      size_t k = 1 + rnd(rnd(2) ? 5 : 700);
-      if (k > nb - off) k = nb - off;
-      CHECK(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
-      off += k;
-    }
-    CHECK(sluice_finish(f) == SLUICE_OK, "finish");
-    sluice_free(f);
-    size_t ne = sluice_output_event_count(out);
-    size_t tl, dl;
-    sluice_output_channel(out, SLUICE_TEXT, &tl);
-    sluice_output_channel(out, SLUICE_DROPPED, &dl);
-    CHECK(tl + dl == nb, "conservation");
-    if (!v.reason) {
-      CHECK(ne == 0, "iteration %d: a stop the model does not make", it);
-      CHECK(tl == nb, "iteration %d: text cut without a stop", it);
-      continue;
-    }
-    stops[v.reason[0] == 'r' ? 0 : v.reason[0] == 'w' ? 1 : 2]++;
-    const sluice_event *ev = ne ? sluice_output_event(out, 0) : NULL;
-    CHECK(ne == 1 && ev->type == SLUICE_EV_STOP && strlen(v.reason) == ev->name_len &&
-              memcmp(v.reason, ev->name, ev->name_len) == 0 && ev->offset == v.offset,
-          "iteration %d (%s, interval %llu): model stops %s at %zu, filter %.*s at %llu", it,
-          current ? "current" : "seed", (unsigned long long)o.repetition_interval, v.reason,
-          v.offset, ev ? (int)ev->name_len : 4, ev ? ev->name : "none",
-          ev ? (unsigned long long)ev->offset : 0ULL);
-    CHECK(tl == bend[v.offset], "iteration %d: text %zu bytes, expected %zu", it, tl,
-          bend[v.offset]);
+    int r = compare(s, n, &o, out, it);
+    if (r >= 0) stops[r]++;
   }
   printf("stops: repetition %d, whitespace %d, max_length %d\n", stops[0], stops[1], stops[2]);
   CHECK(stops[0] > iters / 10 && stops[1] > 0 && stops[2] > 0, "the streams exercise every verdict");
+  int long_stops = 0, nlong = iters / 50 + 2;
+  for (int it = 0; it < nlong && failures < 5; it++) {
+    sluice_monitor_opts o;
+    sluice_monitor_opts_init(&o);
+    o.profile = (it & 1) ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
+    o.repetition_interval = rnd(2) ? 512 : 97;
+    size_t n = gen_long(s, 8000 + rnd(LONG_CAP - 8000), it & 1);
+    if (compare(s, n, &o, out, -1 - it) == 0) long_stops++;
+  }
+  printf("long streams: %d of %d stopped for repetition\n", long_stops, nlong);
+  CHECK(long_stops > 0 && long_stops < nlong, "long streams both fire and pass");
   sluice_output_free(out);
   if (failures) fprintf(stderr, "%d failures\n", failures);
   return failures != 0;
