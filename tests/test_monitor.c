@@ -269,6 +269,8 @@ static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sl
     size_t k = 1 + rnd(rnd(2) ? 5 : 700);
     if (k > nb - off) k = nb - off;
     CHECK(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
+    CHECK(sluice_held(f) <= 3, "hold-back %llu: more than an incomplete sequence",
+          (unsigned long long)sluice_held(f));
     off += k;
   }
   CHECK(sluice_finish(f) == SLUICE_OK, "finish");

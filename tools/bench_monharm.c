@@ -147,11 +147,11 @@ int bench_harmony(int argc, char **argv) {
 }
 
 int bench_monitor(int argc, char **argv) {
-  size_t mb = 16;
+  size_t mb = 4;
   int reps = 3;
   int rc = parse(argc, argv, &mb, &reps,
                  "usage: sluice bench monitor [--mb N] [--reps N]\n\n"
-                 "Feeds N MiB (default 16) of generated prose (no loops: the monitor\n"
+                 "Feeds N MiB (default 4) of generated prose (no loops: the monitor\n"
                  "runs every checkpoint to the end) at chunk sizes 4 and 65536, for both\n"
                  "profiles; then the adversarial text: a 10-character marker every 20\n"
                  "characters, 10^6 code points, as one chunk, with its verdict.\n");
