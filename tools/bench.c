@@ -160,6 +160,10 @@ static int bench_think(int argc, char **argv) {
   return 0;
 }
 
+/* tools/bench_monharm.c */
+int bench_harmony(int argc, char **argv);
+int bench_monitor(int argc, char **argv);
+
 /* One line per filter benchmark. */
 static const struct {
   const char *name;
@@ -167,6 +171,8 @@ static const struct {
 } benches[] = {
     {"think", bench_think},
     {"clean", bench_clean},
+    {"harmony", bench_harmony},
+    {"monitor", bench_monitor},
 };
 
 int cmd_bench(int argc, char **argv) {

@@ -293,6 +293,59 @@ SLUICE_API void sluice_clean_opts_init(sluice_clean_opts *o);
 SLUICE_API sluice_status sluice_clean_new(sluice_filter **out, const sluice_clean_opts *o,
                                           const sluice_sink *sink, const sluice_mem *mem);
 
+/* ------------------------------------------------------------------ */
+/* harmony: the gpt-oss template filter (DESIGN.md §2)                  */
+/* ------------------------------------------------------------------ */
+/* Routes the content of harmony messages: analysis -> THOUGHT, final ->
+ * TEXT, commentary with a recipient (to=...) -> OTHER, commentary without
+ * one -> `preamble`, no channel -> TEXT (OTHER with a recipient), any other
+ * channel -> THOUGHT. Control tokens and header words -> MARKUP. Every byte
+ * lands in exactly one channel. Hold-back: a partial token (at most 12
+ * bytes) plus an open header (at most max_header bytes). */
+typedef struct sluice_harmony_opts {
+  sluice_channel preamble; /* commentary without a recipient: SLUICE_TEXT (default),
+                              SLUICE_THOUGHT or SLUICE_OTHER */
+  size_t max_header;       /* bytes of an open header before it is taken as
+                              content; default 256, 32 to 4096 */
+} sluice_harmony_opts;
+
+SLUICE_API void sluice_harmony_opts_init(sluice_harmony_opts *o);
+SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *o,
+                                            const sluice_sink *sink, const sluice_mem *mem);
+
+/* ------------------------------------------------------------------ */
+/* monitor: stream quality monitor (DESIGN.md §2)                       */
+/* ------------------------------------------------------------------ */
+/* Stops a stream at an exact code-point checkpoint: p == max_length
+ * ("max_length"), p % whitespace_interval == 0 with trailing whitespace at
+ * or over the threshold ("whitespace"), p % repetition_interval == 0 when
+ * the repetition detector fires ("repetition"). One SLUICE_EV_STOP event
+ * {name = reason, offset = p}; TEXT is the stream up to p, the rest goes to
+ * DROPPED. Hold-back: an incomplete UTF-8 sequence (at most 3 bytes).
+ * Memory: the detector can compare the first code point with the last, so
+ * while repetition checks are on the whole stream is kept, about 17 bytes
+ * per code point (more while an array doubles); max_history caps it with
+ * SLUICE_LIMIT. */
+typedef enum sluice_monitor_profile {
+  SLUICE_MONITOR_SEED = 0, /* plain whitespace >= 128, reps (100+8(L-1))/L, exact */
+  SLUICE_MONITOR_CURRENT   /* weighted whitespace >= 512, base-340 table, quasi */
+} sluice_monitor_profile;
+
+typedef struct sluice_monitor_opts {
+  sluice_monitor_profile profile;
+  uint64_t max_length;           /* code points; 0 = none */
+  uint64_t whitespace_interval;  /* default 128; 0 = no whitespace checks */
+  uint64_t repetition_interval;  /* default 512; 0 = no repetition checks */
+  uint64_t whitespace_threshold; /* 0 = the profile's (128 or 512) */
+  int quasi;                     /* -1 = the profile's; 0 exact; 1 quasi */
+  int weighted;                  /* -1 = the profile's; 1 = \n \r \r\n 8, \t 4 */
+  uint64_t max_history;          /* code points kept for the detector; 0 = no cap */
+} sluice_monitor_opts;
+
+SLUICE_API void sluice_monitor_opts_init(sluice_monitor_opts *o);
+SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *o,
+                                            const sluice_sink *sink, const sluice_mem *mem);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,8 @@ static const struct {
 } filters[] = {
     {"think", sluicep_think_from_json},
     {"clean", sluicep_clean_from_json},
+    {"harmony", sluicep_harmony_from_json},
+    {"monitor", sluicep_monitor_from_json},
 };
 
 static const char *type_name(json_t *v) {

@@ -196,5 +196,12 @@ sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const s
  * section ("endpoint", "node", "globals", "sluice"), 0 if not, -1 if the
  * section is unknown. */
 int sluicep_clean_known_key(const char *section, const char *key);
+sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err);
+
+sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err);
 
 #endif /* SLUICE_PRIVATE_H */

@@ -1,0 +1,355 @@
+/*
+ * test_monitor.c: the monitor against a slow, literal model.
+ *
+ * slow_detect() is DESIGN.md §2's detector written straight from the
+ * definition on an array of code points (the quasi match is the original's
+ * rfind loop). slow_monitor() walks every position in order. Random streams
+ * over small alphabets (so that repeats, quasi repeats and whitespace runs
+ * happen) go through the real filter, cut into random chunks, and the stop
+ * verdict, its offset and the TEXT/DROPPED split must equal the model's.
+ * With repetition_interval 1 every position is a checkpoint, so the fast
+ * detector is compared with the slow one at every position up to the stop.
+ */
+#include "sluice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(c, ...)                                                  \
+  do {                                                                 \
+    if (!(c)) {                                                        \
+      failures++;                                                      \
+      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                  \
+      fprintf(stderr, __VA_ARGS__);                                    \
+      fputc('\n', stderr);                                             \
+    }                                                                  \
+  } while (0)
+
+static uint64_t rng = 0x2545F4914F6CDD1DULL;
+static uint32_t rnd(uint32_t n) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng % n);
+}
+
+/* ---------------- the literal model ---------------- */
+
+static size_t reps(int current, size_t L) {
+  static const size_t table[20] = {340, 170, 114, 86, 69, 58, 50, 44, 40, 36,
+                                   33,  31,  29,  27, 26, 25, 24, 23, 22, 21};
+  if (!current) return L <= 30 ? (100 + 8 * (L - 1)) / L : 10;
+  return L <= 20 ? table[L - 1] : 20;
+}
+
+static int same(const uint32_t *s, size_t a, size_t b, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (s[a + i] != s[b + i]) return 0;
+  return 1;
+}
+
+/* Python's s.rfind(pattern, 0, end): the last q with q + L <= end. */
+static long rfind(const uint32_t *s, size_t pat, size_t L, size_t end) {
+  for (size_t q = end >= L ? end - L + 1 : 0; q-- > 0;)
+    if (same(s, q, pat, L)) return (long)q;
+  return -1;
+}
+
+/* Does s[0..n) end with s[n-L..n) repeated r times (exactly, or quasi)? */
+static int match(const uint32_t *s, size_t n, size_t L, size_t r, int quasi) {
+  if (!quasi) {
+    if (r * L > n) return 0;
+    for (size_t k = 1; k < r; k++)
+      if (!same(s, n - L - k * L, n - L, L)) return 0;
+    return 1;
+  }
+  size_t count = 1, pos = n - L;
+  while (count < r && pos > 0) {
+    long q = rfind(s, n - L, L, pos);
+    if (q < 0) break;
+    if (pos - ((size_t)q + L) >= L) break;
+    count++;
+    pos = (size_t)q;
+  }
+  return count >= r;
+}
+
+static int slow_detect(const uint32_t *s, size_t n, int current, int quasi) {
+  size_t thr = n / 10;
+  for (size_t L = 1; L <= 10 && L <= thr; L++) {
+    if (L * reps(current, L) > n) break;
+    if (match(s, n, L, reps(current, L), quasi)) return 1;
+  }
+  if (thr <= 10) return 0;
+  size_t lo = n >= 10 + thr ? n - 10 - thr : 0;
+  for (size_t pos = n - 11 + 1; pos-- > lo;) {
+    if (!same(s, pos, n - 10, 10)) continue;
+    size_t L = n - pos - 10;
+    if (match(s, n, L, reps(current, L), quasi)) return 1;
+  }
+  return 0;
+}
+
+static int is_space(uint32_t c) {
+  if ((c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20)) return 1;
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* Trailing whitespace of s[0..n): count, or weight as the current profile. */
+static size_t slow_ws(const uint32_t *s, size_t n, int weighted) {
+  size_t i = n;
+  while (i > 0 && is_space(s[i - 1])) i--;
+  if (!weighted) return n - i;
+  size_t w = 0;
+  for (size_t k = i; k < n; k++) {
+    if (s[k] == '\r') w += 8; /* a \r\n pair weighs 8 in all: the \n adds 0 */
+    else if (s[k] == '\n') w += (k > i && s[k - 1] == '\r') ? 0 : 8;
+    else if (s[k] == '\t') w += 4;
+    else w += 1;
+  }
+  return w;
+}
+
+typedef struct verdict {
+  const char *reason; /* NULL: no stop */
+  size_t offset;
+} verdict;
+
+static verdict slow_monitor(const uint32_t *s, size_t n, int current, size_t maxlen, size_t wsi,
+                            size_t rpi) {
+  verdict v = {NULL, 0};
+  size_t wthr = current ? 512 : 128;
+  for (size_t p = 1; p <= n; p++) {
+    v.offset = p;
+    if (maxlen && p == maxlen) v.reason = "max_length";
+    else if (wsi && p % wsi == 0 && slow_ws(s, p, current) >= wthr) v.reason = "whitespace";
+    else if (rpi && p % rpi == 0 && slow_detect(s, p, current, current)) v.reason = "repetition";
+    if (v.reason) return v;
+  }
+  return v;
+}
+
+/* ---------------- random streams ---------------- */
+
+static const uint32_t alpha[] = {'a', 'b', 'c', 'd', ' ', '\n', 0xE9, 0x4E2D, '\t', '\r', 0x3000, '1'};
+
+static size_t gen(uint32_t *s, size_t cap) {
+  size_t n = 0, nalpha = 2 + rnd(5);
+  while (n < cap) {
+    switch (rnd(6)) {
+    case 0: /* random text */
+    case 1: {
+      size_t k = 1 + rnd(40);
+      while (k-- && n < cap) s[n++] = alpha[rnd((uint32_t)nalpha)];
+      break;
+    }
+    case 2: { /* an exact repeat of a block, often long enough to fire */
+      size_t L = 1 + rnd(rnd(2) ? 12 : 70), k = 2 + rnd(rnd(2) ? 40 : 350 / (unsigned)L + 3);
+      size_t start = n;
+      for (size_t i = 0; i < L && n < cap; i++) s[n++] = alpha[rnd((uint32_t)nalpha)];
+      for (size_t i = 0; i + 1 < k; i++)
+        for (size_t j = 0; j < L && n < cap; j++) s[n] = s[start + j], n++;
+      break;
+    }
+    case 3: { /* a quasi repeat: a block, then a short varying gap */
+      size_t L = 2 + rnd(25), k = 2 + rnd(40), start = n;
+      for (size_t i = 0; i < L && n < cap; i++) s[n++] = alpha[rnd((uint32_t)nalpha)];
+      for (size_t i = 0; i + 1 < k; i++) {
+        size_t g = rnd((uint32_t)L);
+        while (g-- && n < cap) s[n++] = alpha[rnd(12)];
+        for (size_t j = 0; j < L && n < cap; j++) s[n] = s[start + j], n++;
+      }
+      break;
+    }
+    case 4: { /* whitespace */
+      size_t k = rnd(3) ? 1 + rnd(30) : 100 + rnd(200);
+      static const uint32_t ws[] = {' ', '\n', '\t', '\r', 0x3000, 0xA0};
+      uint32_t w = ws[rnd(6)];
+      while (k-- && n < cap) s[n++] = rnd(4) ? w : ws[rnd(6)];
+      break;
+    }
+    default: { /* the marker adversary: a 10-character marker every 20 */
+      size_t k = 1 + rnd(30);
+      for (size_t i = 0; i < k; i++) {
+        static const uint32_t mk[10] = {'[', 'm', 'a', 'r', 'k', 'e', 'r', '0', '1', ']'};
+        for (size_t j = 0; j < 10 && n < cap; j++) s[n++] = mk[j];
+        for (size_t j = 0; j < 10 && n < cap; j++) s[n++] = alpha[rnd((uint32_t)nalpha)];
+      }
+    }
+    }
+  }
+  return n;
+}
+
+enum { CAP = 2600, LONG_CAP = 40000 };
+
+static size_t utf8(uint32_t c, char *o) {
+  if (c < 0x80) return o[0] = (char)c, 1;
+  if (c < 0x800) return o[0] = (char)(0xC0 | (c >> 6)), o[1] = (char)(0x80 | (c & 0x3F)), 2;
+  o[0] = (char)(0xE0 | (c >> 12));
+  o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+  o[2] = (char)(0x80 | (c & 0x3F));
+  return 3;
+}
+
+
+/* ---------------- failure injection ----------------
+ * An allocator that fails at the k-th call: for every k until a run makes
+ * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
+ * claim success after a lost allocation). */
+typedef struct faulty {
+  long calls, fail_at;
+  int failed;
+} faulty;
+static void *f_malloc(void *ctx, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return malloc(n);
+}
+static void *f_realloc(void *ctx, void *p, size_t n) {
+  faulty *fa = ctx;
+  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
+  return realloc(p, n);
+}
+static void f_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+static void inject(void) {
+  /* Long enough to grow the history and add bands. */
+  static char in[60000];
+  for (size_t i = 0; i < sizeof in; i++) in[i] = (char)('a' + rnd(26)); /* never loops */
+  for (long k = 0;; k++) {
+    faulty fa = {0, k, 0};
+    sluice_mem mem = {f_malloc, f_realloc, f_free, &fa};
+    sluice_filter *f = NULL;
+    sluice_monitor_opts o;
+    sluice_monitor_opts_init(&o);
+    o.repetition_interval = 7;
+    sluice_status st = sluice_monitor_new(&f, &o, NULL, &mem);
+    if (st == SLUICE_OK) {
+      for (size_t i = 0; i < sizeof in && st == SLUICE_OK; i += 1000)
+        st = sluice_feed(f, in + i, 1000);
+      if (st == SLUICE_OK) st = sluice_finish(f);
+      sluice_free(f);
+    }
+    CHECK(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
+          sluice_status_name(st));
+    if (!fa.failed) {
+      CHECK(k > 10, "the run reaches the history and band allocations (%ld)", k);
+      break;
+    }
+  }
+}
+
+/* Runs one stream through the filter (random chunks) and compares with the
+ * model; returns the model's verdict reason index (-1: none). */
+static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sluice_output *out,
+                   int it) {
+  static char bytes[LONG_CAP * 3];
+  static size_t bend[LONG_CAP + 1]; /* byte offset after each code point */
+  size_t nb = 0;
+  bend[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    nb += utf8(s[i], bytes + nb);
+    bend[i + 1] = nb;
+  }
+  int current = o->profile == SLUICE_MONITOR_CURRENT;
+  verdict v = slow_monitor(s, n, current, (size_t)o->max_length, (size_t)o->whitespace_interval,
+                           (size_t)o->repetition_interval);
+  sluice_output_reset(out);
+  sluice_sink sink = sluice_output_sink(out);
+  sluice_filter *f;
+  if (sluice_monitor_new(&f, o, &sink, NULL) != SLUICE_OK) return failures++, -1;
+  for (size_t off = 0; off < nb;) {
+    size_t k = 1 + rnd(rnd(2) ? 5 : 700);
+    if (k > nb - off) k = nb - off;
+    CHECK(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
+    CHECK(sluice_held(f) <= 3, "hold-back %llu: more than an incomplete sequence",
+          (unsigned long long)sluice_held(f));
+    off += k;
+  }
+  CHECK(sluice_finish(f) == SLUICE_OK, "finish");
+  sluice_free(f);
+  size_t ne = sluice_output_event_count(out);
+  size_t tl, dl;
+  sluice_output_channel(out, SLUICE_TEXT, &tl);
+  sluice_output_channel(out, SLUICE_DROPPED, &dl);
+  CHECK(tl + dl == nb, "conservation");
+  if (!v.reason) {
+    CHECK(ne == 0, "stream %d: a stop the model does not make", it);
+    CHECK(tl == nb, "stream %d: text cut without a stop", it);
+    return -1;
+  }
+  const sluice_event *ev = ne ? sluice_output_event(out, 0) : NULL;
+  CHECK(ne == 1 && ev->type == SLUICE_EV_STOP && strlen(v.reason) == ev->name_len &&
+            memcmp(v.reason, ev->name, ev->name_len) == 0 && ev->offset == v.offset,
+        "stream %d (%s, interval %llu): model stops %s at %zu, filter %.*s at %llu", it,
+        current ? "current" : "seed", (unsigned long long)o->repetition_interval, v.reason,
+        v.offset, ev ? (int)ev->name_len : 4, ev ? ev->name : "none",
+        ev ? (unsigned long long)ev->offset : 0ULL);
+  CHECK(tl == bend[v.offset], "stream %d: text %zu bytes, expected %zu", it, tl, bend[v.offset]);
+  return v.reason[0] == 'r' ? 0 : v.reason[0] == 'w' ? 1 : 2;
+}
+
+/* Long streams: blocks of 80 to 1500 code points repeated around the
+ * threshold, so the wider bands of phase 2 are compared too. */
+static size_t gen_long(uint32_t *s, size_t cap, int current) {
+  size_t n = 0;
+  while (n < cap) {
+    size_t k = 50 + rnd(3000);
+    while (k-- && n < cap) s[n++] = 'a' + rnd(26);
+    size_t L = 80 + rnd(1400), r = current ? 20 : 10, copies = r - 2 + rnd(4);
+    size_t start = n;
+    for (size_t i = 0; i < L && n < cap; i++) s[n++] = alpha[rnd(4)];
+    for (size_t c = 1; c < copies; c++) {
+      if (current && rnd(3) == 0) { /* a short gap: a quasi repeat */
+        size_t g = 1 + rnd(20);
+        while (g-- && n < cap) s[n++] = '0' + rnd(10);
+      }
+      for (size_t j = 0; j < L && n < cap; j++) s[n] = s[start + j], n++;
+    }
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  inject();
+  int iters = argc > 1 ? atoi(argv[1]) : 1000;
+  static uint32_t s[LONG_CAP];
+  sluice_output *out;
+  if (sluice_output_new(&out, NULL) != SLUICE_OK) return 1;
+  int stops[3] = {0, 0, 0};
+  for (int it = 0; it < iters && failures < 5; it++) {
+    size_t n = gen(s, 200 + rnd(CAP - 200));
+    sluice_monitor_opts o;
+    sluice_monitor_opts_init(&o);
+    o.profile = (it & 1) ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
+    static const uint64_t rpis[] = {1, 1, 7, 64, 512};
+    o.repetition_interval = rpis[rnd(5)];
+    o.whitespace_interval = rnd(4) ? 128 : 1 + rnd(50);
+    o.max_length = rnd(5) ? 0 : 1 + rnd((uint32_t)n + 50);
+    int r = compare(s, n, &o, out, it);
+    if (r >= 0) stops[r]++;
+  }
+  printf("stops: repetition %d, whitespace %d, max_length %d\n", stops[0], stops[1], stops[2]);
+  CHECK(stops[0] > iters / 10 && stops[1] > 0 && stops[2] > 0, "the streams exercise every verdict");
+  int long_stops = 0, nlong = iters / 50 + 2;
+  for (int it = 0; it < nlong && failures < 5; it++) {
+    sluice_monitor_opts o;
+    sluice_monitor_opts_init(&o);
+    o.profile = (it & 1) ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
+    o.repetition_interval = rnd(2) ? 512 : 97;
+    size_t n = gen_long(s, 8000 + rnd(LONG_CAP - 8000), it & 1);
+    if (compare(s, n, &o, out, -1 - it) == 0) long_stops++;
+  }
+  printf("long streams: %d of %d stopped for repetition\n", long_stops, nlong);
+  CHECK(long_stops > 0 && long_stops < nlong, "long streams both fire and pass");
+  sluice_output_free(out);
+  if (failures) fprintf(stderr, "%d failures\n", failures);
+  return failures != 0;
+}
