@@ -1,9 +1,9 @@
 /*
  * test_monitor.c: the monitor against a slow, literal model.
  *
- * slow_detect() is DESIGN.md §2's detector written straight from the
+ * monitor_model.c holds DESIGN.md §2's detector written straight from the
  * definition on an array of code points (the quasi match is the original's
- * rfind loop). slow_monitor() walks every position in order. Random streams
+ * rfind loop); monitor_model() walks every position in order. Random streams
  * over small alphabets (so that repeats, quasi repeats and whitespace runs
  * happen) go through the real filter, cut into random chunks, and the stop
  * verdict, its offset and the TEXT/DROPPED split must equal the model's.
@@ -11,6 +11,7 @@
  * detector is compared with the slow one at every position up to the stop.
  */
 #include "sluice.h"
+#include "monitor_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,103 +34,6 @@ static uint32_t rnd(uint32_t n) {
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return (uint32_t)(rng % n);
-}
-
-/* ---------------- the literal model ---------------- */
-
-static size_t reps(int current, size_t L) {
-  static const size_t table[20] = {340, 170, 114, 86, 69, 58, 50, 44, 40, 36,
-                                   33,  31,  29,  27, 26, 25, 24, 23, 22, 21};
-  if (!current) return L <= 30 ? (100 + 8 * (L - 1)) / L : 10;
-  return L <= 20 ? table[L - 1] : 20;
-}
-
-static int same(const uint32_t *s, size_t a, size_t b, size_t len) {
-  for (size_t i = 0; i < len; i++)
-    if (s[a + i] != s[b + i]) return 0;
-  return 1;
-}
-
-/* Python's s.rfind(pattern, 0, end): the last q with q + L <= end. */
-static long rfind(const uint32_t *s, size_t pat, size_t L, size_t end) {
-  for (size_t q = end >= L ? end - L + 1 : 0; q-- > 0;)
-    if (same(s, q, pat, L)) return (long)q;
-  return -1;
-}
-
-/* Does s[0..n) end with s[n-L..n) repeated r times (exactly, or quasi)? */
-static int match(const uint32_t *s, size_t n, size_t L, size_t r, int quasi) {
-  if (!quasi) {
-    if (r * L > n) return 0;
-    for (size_t k = 1; k < r; k++)
-      if (!same(s, n - L - k * L, n - L, L)) return 0;
-    return 1;
-  }
-  size_t count = 1, pos = n - L;
-  while (count < r && pos > 0) {
-    long q = rfind(s, n - L, L, pos);
-    if (q < 0) break;
-    if (pos - ((size_t)q + L) >= L) break;
-    count++;
-    pos = (size_t)q;
-  }
-  return count >= r;
-}
-
-static int slow_detect(const uint32_t *s, size_t n, int current, int quasi) {
-  size_t thr = n / 10;
-  for (size_t L = 1; L <= 10 && L <= thr; L++) {
-    if (L * reps(current, L) > n) break;
-    if (match(s, n, L, reps(current, L), quasi)) return 1;
-  }
-  if (thr <= 10) return 0;
-  size_t lo = n >= 10 + thr ? n - 10 - thr : 0;
-  for (size_t pos = n - 11 + 1; pos-- > lo;) {
-    if (!same(s, pos, n - 10, 10)) continue;
-    size_t L = n - pos - 10;
-    if (match(s, n, L, reps(current, L), quasi)) return 1;
-  }
-  return 0;
-}
-
-static int is_space(uint32_t c) {
-  if ((c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20)) return 1;
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* Trailing whitespace of s[0..n): count, or weight as the current profile. */
-static size_t slow_ws(const uint32_t *s, size_t n, int weighted) {
-  size_t i = n;
-  while (i > 0 && is_space(s[i - 1])) i--;
-  if (!weighted) return n - i;
-  size_t w = 0;
-  for (size_t k = i; k < n; k++) {
-    if (s[k] == '\r') w += 8; /* a \r\n pair weighs 8 in all: the \n adds 0 */
-    else if (s[k] == '\n') w += (k > i && s[k - 1] == '\r') ? 0 : 8;
-    else if (s[k] == '\t') w += 4;
-    else w += 1;
-  }
-  return w;
-}
-
-typedef struct verdict {
-  const char *reason; /* NULL: no stop */
-  size_t offset;
-} verdict;
-
-static verdict slow_monitor(const uint32_t *s, size_t n, int current, size_t maxlen, size_t wsi,
-                            size_t rpi) {
-  verdict v = {NULL, 0};
-  size_t wthr = current ? 512 : 128;
-  for (size_t p = 1; p <= n; p++) {
-    v.offset = p;
-    if (maxlen && p == maxlen) v.reason = "max_length";
-    else if (wsi && p % wsi == 0 && slow_ws(s, p, current) >= wthr) v.reason = "whitespace";
-    else if (rpi && p % rpi == 0 && slow_detect(s, p, current, current)) v.reason = "repetition";
-    if (v.reason) return v;
-  }
-  return v;
 }
 
 /* ---------------- random streams ---------------- */
@@ -259,8 +163,10 @@ static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sl
     bend[i + 1] = nb;
   }
   int current = o->profile == SLUICE_MONITOR_CURRENT;
-  verdict v = slow_monitor(s, n, current, (size_t)o->max_length, (size_t)o->whitespace_interval,
-                           (size_t)o->repetition_interval);
+  monitor_model_opts mo = {current, current, current, current ? 512 : 128,
+                           (size_t)o->max_length, (size_t)o->whitespace_interval,
+                           (size_t)o->repetition_interval};
+  monitor_verdict v = monitor_model(s, n, &mo);
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;

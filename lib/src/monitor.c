@@ -73,6 +73,7 @@ typedef struct monitor {
   /* stream position */
   sluicep_u8 u8;
   uint64_t in_bytes;  /* bytes seen */
+  uint64_t cp_at;     /* stream offset of the code point being added, for errors */
   uint64_t out_bytes; /* bytes emitted */
   uint64_t n;         /* code points */
   int stopped;
@@ -326,17 +327,17 @@ static int grow(monitor *m) {
 static int remember(monitor *m, uint32_t c) {
   uint64_t n = m->n; /* already counted: c is S[n-1] */
   if (m->max_history && n > m->max_history) {
-    sluicep_fail(&m->base, SLUICE_LIMIT, m->in_bytes,
+    sluicep_fail(&m->base, SLUICE_LIMIT, m->cp_at,
                  "the monitor's history exceeded max_history (%llu code points)",
                  (unsigned long long)m->max_history);
     return 1;
   }
   if (n > POS_LIMIT) {
-    sluicep_fail(&m->base, SLUICE_LIMIT, m->in_bytes, "the monitor counts at most 2^32 code points");
+    sluicep_fail(&m->base, SLUICE_LIMIT, m->cp_at, "the monitor counts at most 2^32 code points");
     return 1;
   }
   if (n > m->cap && grow(m)) {
-    sluicep_fail(&m->base, SLUICE_NOMEM, m->in_bytes, "out of memory for the monitor's history");
+    sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's history");
     return 1;
   }
   m->cp[n - 1] = c;
@@ -347,14 +348,14 @@ static int remember(monitor *m, uint32_t c) {
   for (int j = 0; j < m->nlv; j++) {
     level *lv = &m->lv[j];
     if (lv->rmask + 1 < ring_need(m, lv) ? level_build(m, lv) : (level_insert(m, lv, n), 0)) {
-      sluicep_fail(&m->base, SLUICE_NOMEM, m->in_bytes, "out of memory for the monitor's index");
+      sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's index");
       return 1;
     }
   }
   /* A band is needed once its lengths fit under thr = n / 10. */
   while (m->nlv < MAX_LEVELS && (m->nlv ? 8 * (uint64_t)m->lv[m->nlv - 1].len : 10) <= n / 10 + 1)
     if (add_level(m)) {
-      sluicep_fail(&m->base, SLUICE_NOMEM, m->in_bytes, "out of memory for the monitor's index");
+      sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's index");
       return 1;
     }
   return 0;
@@ -431,6 +432,9 @@ static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
     int k = sluicep_u8_step(&m->u8, (uint8_t)p[i], cps);
     int whole = npb > 0 && k == 1 && !(cps[0] & 0x80000000u);
     for (int j = 0; j < k; j++) {
+      /* where this code point starts: a completed sequence began npb bytes
+       * back; the bytes of a broken one are a code point each */
+      m->cp_at = whole ? B - (uint64_t)npb : (j < npb ? B - (uint64_t)npb + (uint64_t)j : B);
       if (!add_cp(m, cps[j])) continue;
       if (f->err.status != SLUICE_OK) return f->err.status;
       uint64_t end = (whole || j >= npb) ? B + 1 : B - (uint64_t)npb + (uint64_t)j + 1;
@@ -456,12 +460,14 @@ static sluice_status monitor_finish(sluice_filter *f) {
     int k = sluicep_u8_flush(&m->u8, cps);
     uint64_t base = m->in_bytes, start = base - ncarry;
     uint64_t end = base;
-    for (int j = 0; j < k; j++)
+    for (int j = 0; j < k; j++) {
+      m->cp_at = start + (uint64_t)j;
       if (add_cp(m, cps[j])) {
         if (f->err.status != SLUICE_OK) return f->err.status;
         end = start + (uint64_t)j + 1;
         break;
       }
+    }
     if (emit_range(m, SLUICE_TEXT, m->out_bytes, end, carry, ncarry, base, NULL))
       return f->err.status;
     emit_range(m, SLUICE_DROPPED, end, base, carry, ncarry, base, NULL);

@@ -367,8 +367,12 @@ opts_cases = [
     {"id": "n_option_negative", "input": "x", "options": {"max_length": -1},
      "expect": {"error": {"code": "bad_option"}}, "source": "DESIGN §1: wrong option types are reported"},
     {"id": "n_max_history", "input": "a" * 300, "options": {"max_history": 100},
-     "expect": {"error": {"code": "limit"}},
-     "source": "DESIGN §1 memory: the monitor's history cap fails cleanly with limit"},
+     "expect": {"error": {"code": "limit", "offset": 100}},
+     "source": "DESIGN §1 memory: the monitor's history cap fails cleanly with limit, at the "
+               "code point that does not fit (fuzz_monitor found the offset was the chunk's start)"},
+    {"id": "n_max_history_multibyte", "input": "\u00e9" * 150, "options": {"max_history": 100},
+     "expect": {"error": {"code": "limit", "offset": 200}},
+     "source": "DESIGN §1: the offset is in bytes: the 101st code point starts at byte 200"},
 ]
 with open(os.path.join(HERE, "options.json"), "w", encoding="utf-8") as f:
     json.dump({"filter": "monitor", "cases": opts_cases}, f, indent=1)

@@ -1,0 +1,111 @@
+/* fuzz_monitor: the stream monitor. Split invariance and conservation (TEXT
+ * plus DROPPED is the input) with the options the input carries; then the
+ * fast detector against the slow, literal model of tests/monitor_model.c on
+ * the same text, with a configuration drawn from the split seed (profile,
+ * quasi, weighting, intervals down to 1 so that every position is a
+ * checkpoint, max_length). Any verdict or offset that differs aborts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/src/sluice_private.h"
+#include "../tests/monitor_model.h"
+#include "fuzz_common.h"
+
+static int collect(void *user, sluice_channel ch, const char *p, size_t n) {
+  size_t *text = user;
+  (void)p;
+  if (ch == SLUICE_TEXT) *text += n;
+  return 0;
+}
+
+typedef struct stop {
+  int seen;
+  char reason[16];
+  uint64_t offset;
+} stop;
+
+static int on_event(void *user, const sluice_event *ev) {
+  stop *s = (stop *)((size_t *)user + 1);
+  if (ev->type != SLUICE_EV_STOP) return 0;
+  if (s->seen) fuzz_fail("a second stop event", NULL);
+  s->seen = 1;
+  size_t l = ev->name_len < sizeof s->reason - 1 ? ev->name_len : sizeof s->reason - 1;
+  memcpy(s->reason, ev->name, l);
+  s->reason[l] = '\0';
+  s->offset = ev->offset;
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_input in;
+  if (!fuzz_parse(data, size, &in)) return 0;
+  fuzz_check_filter("monitor", &in, 1);
+
+  /* The text as code points, with the library's rule: a well-formed
+   * sequence is one code point, any other byte one of its own (mapped above
+   * U+10FFFF, so it equals only the same byte, as in the filter). */
+  size_t n = 0;
+  uint32_t *cps = malloc((in.content_len + 1) * sizeof *cps);
+  size_t *ends = malloc((in.content_len + 2) * sizeof *ends); /* byte offset after each */
+  if (!cps || !ends) abort();
+  ends[0] = 0;
+  for (size_t off = 0; off < in.content_len;) {
+    const unsigned char *q = (const unsigned char *)in.content + off;
+    size_t l = sluicep_u8_seq_len(q, in.content_len - off);
+    if (l == 0) {
+      cps[n] = 0x110000u + q[0];
+      l = 1;
+    } else {
+      sluicep_u8 st = {{0}, 0, 0};
+      uint32_t got[4];
+      for (size_t j = 0; j < l; j++)
+        if (sluicep_u8_step(&st, q[j], got) == 1) cps[n] = got[0];
+    }
+    off += l;
+    ends[++n] = off;
+  }
+
+  uint32_t s = in.seed;
+  static const uint64_t rep_iv[] = {1, 7, 64, 512};
+  static const uint64_t ws_iv[] = {0, 1, 16, 128};
+  sluice_monitor_opts o;
+  sluice_monitor_opts_init(&o);
+  o.profile = (s & 1) ? SLUICE_MONITOR_CURRENT : SLUICE_MONITOR_SEED;
+  o.quasi = (int)((s >> 1) & 1);
+  o.weighted = (int)((s >> 2) & 1);
+  o.repetition_interval = rep_iv[(s >> 3) & 3];
+  o.whitespace_interval = ws_iv[(s >> 5) & 3];
+  o.whitespace_threshold = 1 + ((s >> 7) & 255);
+  o.max_length = (s >> 15) & 1 ? (s >> 16) % 2048 : 0;
+  /* the model is slow: keep it to what a fuzz run can afford */
+  if (n > (o.repetition_interval == 1 ? 600 : 4096)) goto done;
+  monitor_model_opts mo = {o.profile == SLUICE_MONITOR_CURRENT, o.quasi, o.weighted,
+                           (size_t)o.whitespace_threshold, (size_t)o.max_length,
+                           (size_t)o.whitespace_interval, (size_t)o.repetition_interval};
+  monitor_verdict v = monitor_model(cps, n, &mo);
+
+  struct {
+    size_t text;
+    stop st;
+  } res = {0, {0, "", 0}};
+  sluice_sink sink = {collect, on_event, &res};
+  sluice_filter *f;
+  if (sluice_monitor_new(&f, &o, &sink, NULL) != SLUICE_OK) abort();
+  /* a byte at a time: the verdict must not wait for a chunk boundary */
+  for (size_t i = 0; i < in.content_len; i++) sluice_feed(f, in.content + i, 1);
+  if (sluice_finish(f) != SLUICE_OK) fuzz_fail("monitor finish failed", NULL);
+  sluice_free(f);
+  if (!v.reason) {
+    if (res.st.seen) fuzz_fail("the filter stops where the model does not", res.st.reason);
+    if (res.text != in.content_len) fuzz_fail("text cut without a stop", NULL);
+  } else {
+    if (!res.st.seen) fuzz_fail("the model stops where the filter does not", v.reason);
+    if (strcmp(res.st.reason, v.reason) != 0 || res.st.offset != v.offset)
+      fuzz_fail("the filter's stop differs from the model's", v.reason);
+    if (res.text != ends[v.offset]) fuzz_fail("TEXT does not end at the stop offset", NULL);
+  }
+done:
+  free(cps);
+  free(ends);
+  return 0;
+}
