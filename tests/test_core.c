@@ -134,6 +134,18 @@ static void test_invalid_options(void) {
         SLUICE_INVALID);
   CHECK(strstr(err.message, "\"mode\"") != NULL);
   CHECK(sluice_filter_new_json(&f, "think", "{bad", 4, NULL, NULL, &err) == SLUICE_INVALID);
+  /* A message truncated to fit never ends inside a UTF-8 sequence (found by
+   * fuzz_proto: the answer then lost its message). */
+  for (int pad = 0; pad < 4; pad++) {
+    char opts[600];
+    int n = snprintf(opts, sizeof opts, "{\"%.*s", pad, "xxx");
+    for (int i = 0; i < 100; i++) n += snprintf(opts + n, sizeof opts - (size_t)n, "\xd0\x9e");
+    snprintf(opts + n, sizeof opts - (size_t)n, "\": 1}");
+    CHECK(sluice_filter_new_json(&f, "think", opts, strlen(opts), NULL, NULL, &err) ==
+          SLUICE_INVALID);
+    CHECK(sluice_utf8_valid(err.message, strlen(err.message)));
+    CHECK(strlen(err.message) >= 150);
+  }
   CHECK(sluice_filter_new_json(&f, "nonesuch", NULL, 0, NULL, NULL, &err) == SLUICE_UNSUPPORTED);
   CHECK(strstr(err.message, "nonesuch") != NULL);
 }

@@ -56,6 +56,8 @@ int get_bytes_field(json_t *obj, const char *key, tbytes *out);
  * `out` is a reusable collector. */
 json_t *run_filter(const char *filter, const char *options, size_t options_len,
                    const tbytes *chunks, size_t nchunks, sluice_output *out);
+/* A JSON string of s; invalid UTF-8 bytes become U+FFFD. */
+json_t *json_text(const char *s);
 /* An error answer. */
 json_t *error_answer(const char *code, const char *message, json_int_t offset);
 

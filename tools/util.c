@@ -203,10 +203,35 @@ int get_bytes_field(json_t *obj, const char *key, tbytes *out) {
   return b64_decode(json_string_value(v), json_string_length(v), out);
 }
 
+json_t *json_text(const char *s) {
+  size_t n = strlen(s);
+  if (sluice_utf8_valid(s, n)) return json_stringn(s, n);
+  /* Invalid bytes become U+FFFD, so any text can be sent as a JSON string. */
+  char *o = malloc(3 * n + 1);
+  if (!o) return json_string("");
+  size_t m = 0;
+  for (size_t i = 0; i < n;) {
+    size_t l = 1;
+    while (l <= 4 && i + l <= n && !sluice_utf8_valid(s + i, l)) l++;
+    if (l <= 4 && i + l <= n) {
+      memcpy(o + m, s + i, l);
+      m += l;
+      i += l;
+    } else {
+      memcpy(o + m, "\xef\xbf\xbd", 3);
+      m += 3;
+      i++;
+    }
+  }
+  json_t *j = json_stringn(o, m);
+  free(o);
+  return j;
+}
+
 json_t *error_answer(const char *code, const char *message, json_int_t offset) {
   json_t *e = json_object();
-  json_object_set_new(e, "code", json_string(code));
-  json_object_set_new(e, "message", json_string(message));
+  json_object_set_new(e, "code", json_text(code));
+  json_object_set_new(e, "message", json_text(message));
   json_object_set_new(e, "offset", json_integer(offset));
   json_t *a = json_object();
   json_object_set_new(a, "ok", json_false());

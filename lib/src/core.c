@@ -139,7 +139,16 @@ static void vset_error(sluice_error *err, sluice_status st, uint64_t offset, con
                        va_list ap) {
   err->status = st;
   err->offset = offset;
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+  if (n >= (int)sizeof err->message) {
+    /* Truncated: never end inside a UTF-8 sequence (an option name may be
+     * any text), so the message stays valid UTF-8. */
+    size_t len = sizeof err->message - 1, k = len;
+    while (k > 0 && ((unsigned char)err->message[k - 1] & 0xC0) == 0x80) k--;
+    if (k > 0 && (unsigned char)err->message[k - 1] >= 0xC0 &&
+        sluicep_u8_seq_len((const unsigned char *)err->message + k - 1, len - (k - 1)) == 0)
+      err->message[k - 1] = '\0';
+  }
 }
 
 void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt,
