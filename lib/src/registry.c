@@ -14,6 +14,7 @@ static const struct {
   sluicep_from_json_fn make;
 } filters[] = {
     {"think", sluicep_think_from_json},
+    {"json", sluicep_json_from_json},
 };
 
 static const char *type_name(json_t *v) {

@@ -137,4 +137,7 @@ typedef sluice_status (*sluicep_from_json_fn)(sluice_filter **out, json_t *opts,
 sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
                                       const sluice_mem *mem, sluice_error *err);
 
+sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                     const sluice_mem *mem, sluice_error *err);
+
 #endif /* SLUICE_PRIVATE_H */
