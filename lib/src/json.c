@@ -588,6 +588,7 @@ static int word_ends(const json_filter *j, uint32_t c) {
   if (c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"' || c == '\n' ||
       c == '\r' || c == 0x201C)
     return 1;
+  if (c == '`' && j->in_fence) return 1;
   return j->word_key && (c == ':' || c == '\'');
 }
 
@@ -641,6 +642,7 @@ static void start_value(json_filter *j) {
   }
   j->phase = P_VALUE;
   j->vs = V_VALUE;
+  j->ticks = 0;
   j->value_started = 1;
 }
 
@@ -682,6 +684,36 @@ static int ticks_end(json_filter *j) {
   else if (j->lit_state != 4) j->lit_state = 3;
   j->phase = P_PROSE;
   return 0;
+}
+
+/* The end of the input, or a closing fence, inside the value: the token in
+ * progress is completed and the open containers closed in stack order. */
+static void finalize_value(json_filter *j, uint64_t end) {
+  switch (j->vs) {
+  case V_STRING:
+    if (j->qpend) {
+      close_string(j);
+      break;
+    }
+    if (j->esc == 1) repair(j, "dangling_escape", j->esc_off);
+    if (j->esc == 2) repair(j, "partial_unicode_escape", j->esc_off);
+    j->esc = 0;
+    if (j->hi) drop_hi(j);
+    repair(j, "unclosed_string", end);
+    j->truncated = 1;
+    close_string(j);
+    break;
+  case V_NUMBER: end_number(j, 1); break;
+  case V_WORD: end_word(j, 1); break;
+  default: break;
+  }
+  if (j->cm == CM_SLASH) repair(j, "unexpected_char", j->cm_off);
+  j->cm = CM_NONE;
+  if (j->stack.len) {
+    j->truncated = 1;
+    repair(j, "unclosed_container", end);
+    while (j->stack.len && !j->failed) close_top(j, end);
+  }
 }
 
 /* ---------------- the step ---------------- */
@@ -767,6 +799,21 @@ again:
     if (!word_step(j, cp, raw, len)) goto again;
     return;
   default: break;
+  }
+
+  /* a closing fence ends the value; other backticks are dropped */
+  if (j->cm == CM_NONE && cp == '`') {
+    if (j->ticks == 0) j->tick_off = off;
+    if (++j->ticks == 3 && j->in_fence) {
+      finalize_value(j, j->tick_off);
+      j->phase = P_TRAIL;
+      j->ticks = 3; /* P_TRAIL counts the rest of the run */
+    }
+    return;
+  }
+  if (j->ticks) {
+    repair(j, "unexpected_char", j->tick_off);
+    j->ticks = 0;
   }
 
   /* comments, between tokens */
@@ -1098,30 +1145,7 @@ static sluice_status json_finish(sluice_filter *f) {
     }
     break;
   case P_VALUE:
-    switch (j->vs) {
-    case V_STRING:
-      if (j->qpend) {
-        close_string(j);
-        break;
-      }
-      if (j->esc == 1) repair(j, "dangling_escape", j->esc_off);
-      if (j->esc == 2) repair(j, "partial_unicode_escape", j->esc_off);
-      j->esc = 0;
-      if (j->hi) drop_hi(j);
-      repair(j, "unclosed_string", end);
-      j->truncated = 1;
-      close_string(j);
-      break;
-    case V_NUMBER: end_number(j, 1); break;
-    case V_WORD: end_word(j, 1); break;
-    default: break;
-    }
-    if (j->cm == CM_SLASH) repair(j, "unexpected_char", j->cm_off);
-    if (j->stack.len) {
-      j->truncated = 1;
-      repair(j, "unclosed_container", end);
-      while (j->stack.len && !j->failed) close_top(j, end);
-    }
+    finalize_value(j, end);
     break;
   case P_TRAIL:
     if (j->ticks && !(j->ticks >= 3 && j->in_fence)) repair(j, "trailing_text", j->tick_off);
