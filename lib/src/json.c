@@ -352,7 +352,11 @@ static int string_step(json_filter *j, uint32_t cp, const char *raw, size_t len,
       if (sluicep_buf_append(&j->pend, raw, len)) fail_nomem(j);
       return 1;
     }
-    if (quote_closes(j, cp) || j->stack.len == 0) {
+    /* A key rarely holds a quote: after a space, or before what starts a
+     * value, the quote ends it (a missing colon). */
+    if (quote_closes(j, cp) || j->stack.len == 0 ||
+        (j->is_key && (j->pend.len > j->q_len || cp == '{' || cp == '[' || cp == '-' ||
+                       is_digit(cp)))) {
       close_string(j);
       return 0;
     }
@@ -613,7 +617,8 @@ static void word_add(json_filter *j, const char *raw, size_t len) {
 
 /* Returns 0 when cp ended the word. */
 static int word_step(json_filter *j, uint32_t cp, const char *raw, size_t len) {
-  if (word_ends(j, cp)) {
+  /* a comment after a space ends the word ("https://x" stays whole) */
+  if (word_ends(j, cp) || ((cp == '/' || cp == '#') && j->wsp.len)) {
     end_word(j, 0);
     return 0;
   }
