@@ -12,6 +12,7 @@ static const char usage[] =
     "  proto     serve the JSON-lines filter protocol on stdin/stdout\n"
     "  conform   run the golden conformance suites in every split mode\n"
     "  bench     measure filter throughput and hold-back\n"
+    "  json      repair the JSON value on standard input\n"
     "\n"
     "Run \"sluice COMMAND --help\" for a command's options.\n";
 
@@ -27,7 +28,8 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench}};
+  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench},
+               {"json", cmd_json}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "sluice: unknown command \"%s\"\n\n%s", argv[1], usage);

@@ -21,6 +21,7 @@ typedef struct tbytes {
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_json(int argc, char **argv);
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */
