@@ -212,13 +212,27 @@ static void begin_item(json_filter *j) {
   }
 }
 
+/* Depth is counted as jansson counts it: the top value is at depth 1 and a
+ * scalar inside n containers is at depth n + 1, so a text that passes the
+ * default limit (2048) always loads. Returns 0 (and fails) when a value
+ * would start deeper than the limit. */
+static int depth_ok(json_filter *j, uint64_t off) {
+  if (!j->max_depth || j->stack.len < j->max_depth) return 1;
+  sluicep_fail(&j->base, SLUICE_JSON_DEPTH, off, "nesting deeper than the depth limit (%zu)",
+               j->max_depth);
+  j->failed = 1;
+  return 0;
+}
+
+/* A null written where a value is missing. */
+static void put_null(json_filter *j, const char *text, size_t n, uint64_t off) {
+  if (!depth_ok(j, off)) return;
+  put(j, text, n);
+  repair(j, "missing_value", off);
+}
+
 static void push(json_filter *j, char c, uint64_t off) {
-  if (j->max_depth && j->stack.len >= j->max_depth) {
-    sluicep_fail(&j->base, SLUICE_JSON_DEPTH, off,
-                 "nesting deeper than the depth limit (%zu)", j->max_depth);
-    j->failed = 1;
-    return;
-  }
+  if (!depth_ok(j, off)) return;
   begin_item(j);
   if (sluicep_buf_append(&j->stack, &c, 1)) {
     fail_nomem(j);
@@ -232,13 +246,9 @@ static void push(json_filter *j, char c, uint64_t off) {
 
 static void close_top(json_filter *j, uint64_t off) {
   char t = top(j);
-  if (j->vs == V_COLON) {
-    PUTS(j, ":null");
-    repair(j, "missing_value", off);
-  } else if (j->vs == V_VALUE && t == '{') {
-    PUTS(j, "null");
-    repair(j, "missing_value", off);
-  }
+  if (j->vs == V_COLON) put_null(j, ":null", 5, off);
+  else if (j->vs == V_VALUE && t == '{') put_null(j, "null", 4, off);
+  if (j->failed) return;
   if (j->pending_comma) {
     repair(j, "trailing_comma", j->comma_off);
     j->pending_comma = 0;
@@ -272,6 +282,7 @@ static int is_open_quote(uint32_t c) {
 }
 
 static void open_string(json_filter *j, uint32_t c, int key, uint64_t off) {
+  if (!key && !depth_ok(j, off)) return;
   begin_item(j);
   put1(j, '"');
   j->vs = V_STRING;
@@ -428,6 +439,7 @@ static int string_step(json_filter *j, uint32_t cp, const char *raw, size_t len,
 /* ---------------- numbers ---------------- */
 
 static void start_number(json_filter *j, uint32_t c, uint64_t off) {
+  if (!depth_ok(j, off)) return;
   begin_item(j);
   j->vs = V_NUMBER;
   j->num_off = off;
@@ -565,6 +577,7 @@ static const char *render_word(json_filter *j, int eof) {
 }
 
 static void start_word(json_filter *j, int key, uint64_t off) {
+  if (!key && !depth_ok(j, off)) return;
   begin_item(j);
   j->vs = V_WORD;
   j->word_key = key;
@@ -865,8 +878,7 @@ again:
     else if (is_digit(cp) || cp == '-') start_number(j, cp, off);
     else if (cp == ',') {
       if (t == '{') {
-        PUTS(j, "null");
-        repair(j, "missing_value", off);
+        put_null(j, "null", 4, off);
         j->vs = V_AFTER;
         goto again;
       }
@@ -875,7 +887,7 @@ again:
       repair(j, "unexpected_char", off);
     } else {
       start_word(j, 0, off);
-      word_step(j, cp, raw, len);
+      if (!j->failed) word_step(j, cp, raw, len);
     }
     return;
   case V_KEY:
@@ -895,8 +907,7 @@ again:
     } else if (cp == '}' || cp == ']') {
       closer(j, cp, off);
     } else if (cp == ',') {
-      PUTS(j, ":null");
-      repair(j, "missing_value", off);
+      put_null(j, ":null", 5, off);
       j->vs = V_AFTER;
       goto again;
     } else {
