@@ -162,6 +162,7 @@ static const struct {
   int (*run)(int, char **);
 } benches[] = {
     {"think", bench_think},
+    {"json", bench_json},
 };
 
 int cmd_bench(int argc, char **argv) {

@@ -22,6 +22,7 @@ int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_json(int argc, char **argv);
+int bench_json(int argc, char **argv); /* sluice bench json */
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */
