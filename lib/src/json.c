@@ -134,7 +134,11 @@ static void put(json_filter *j, const char *p, size_t n) {
 }
 #define PUTS(j, s) put((j), (s), sizeof(s) - 1)
 
-static void put1(json_filter *j, char c) { put(j, &c, 1); }
+/* One byte: the common case without a call. */
+static inline void put1(json_filter *j, char c) {
+  if (j->out.len < j->out.cap) j->out.ptr[j->out.len++] = c;
+  else put(j, &c, 1);
+}
 
 static void repair(json_filter *j, const char *kind, uint64_t off) {
   if (j->failed) return;
@@ -150,7 +154,10 @@ static void repair(json_filter *j, const char *kind, uint64_t off) {
 static int is_ws(uint32_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* Spaces outside strings: JSON's four and the Unicode ones LLMs emit. */
-static int is_space(uint32_t c) { return is_ws(c) || sluicep_is_space_cp(c); }
+static int is_space(uint32_t c) {
+  if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+  return sluicep_is_space_cp(c);
+}
 
 static int is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
 
@@ -318,6 +325,15 @@ static int quote_closes(const json_filter *j, uint32_t c) {
   return 0;
 }
 
+/* The decision on a candidate closing quote, given the first code point
+ * after it that is not a space and whether spaces came between. A key
+ * rarely holds a quote: after a space, or before what starts a value, the
+ * quote ends it (a missing colon). A top-level string ends at its quote. */
+static int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
+  if (quote_closes(j, cp) || j->stack.len == 0) return 1;
+  return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-' || is_digit(cp));
+}
+
 static void close_string(json_filter *j) {
   put1(j, '"');
   j->qpend = 0;
@@ -363,11 +379,7 @@ static int string_step(json_filter *j, uint32_t cp, const char *raw, size_t len,
       if (sluicep_buf_append(&j->pend, raw, len)) fail_nomem(j);
       return 1;
     }
-    /* A key rarely holds a quote: after a space, or before what starts a
-     * value, the quote ends it (a missing colon). */
-    if (quote_closes(j, cp) || j->stack.len == 0 ||
-        (j->is_key && (j->pend.len > j->q_len || cp == '{' || cp == '[' || cp == '-' ||
-                       is_digit(cp)))) {
+    if (quote_ends(j, cp, j->pend.len > j->q_len)) {
       close_string(j);
       return 0;
     }
@@ -991,22 +1003,41 @@ static void u8_byte(json_filter *j, uint8_t b, uint64_t off) {
  * the backslash and the quotes that may end the string, and complete
  * well-formed UTF-8 sequences (except in curly-quoted strings, whose closing
  * quote is one). */
+/* Bytes that are plain string content: printable ASCII except the
+ * backslash and the double quote (and, for single-quoted strings, the single
+ * quote). Non-ASCII bytes are 0: checked as UTF-8 sequences. */
+static const unsigned char plain_dq[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+static const unsigned char plain_sq[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) {
   size_t k = 0;
-  int sq = j->q == Q_SQ, curly = j->q >= Q_CURLY_D;
-  while (k < n) {
-    unsigned char c = p[k];
-    if (c >= 0x20 && c < 0x80) {
-      if (c == '\\' || c == '"' || (c == '\'' && (sq || curly))) break;
-      k++;
-      continue;
-    }
-    if (c < 0x80 || curly) break;
+  int curly = j->q >= Q_CURLY_D;
+  const unsigned char *tbl = j->q == Q_DQ ? plain_dq : plain_sq;
+  for (;;) {
+    while (k < n && tbl[p[k]]) k++;
+    if (k == n || p[k] < 0x80 || curly) return k;
     size_t l = sluicep_u8_seq_len(p + k, n - k);
-    if (l == 0) break;
+    if (l == 0) return k;
     k += l;
   }
-  return k;
 }
 
 static void process(json_filter *j, const char *p, size_t n) {
@@ -1015,15 +1046,52 @@ static void process(json_filter *j, const char *p, size_t n) {
     uint8_t b = (uint8_t)p[i];
     if (j->u8n == 0) {
       if (j->phase == P_VALUE) {
+        /* Fast paths: each does exactly what step() would do with the same
+         * bytes, only without the per-code-point dispatch. */
         if (j->vs == V_STRING && !j->qpend && !j->esc && !j->hi) {
           size_t k = plain_run(j, (const unsigned char *)p + i, n - i);
           if (k) {
             put(j, p + i, k);
             i += k;
+            if (i == n) break;
+          }
+          /* a quote followed at once by what decides it */
+          if (j->q == Q_DQ && p[i] == '"' && i + 1 < n && (uint8_t)p[i + 1] < 0x80 &&
+              !is_ws((uint8_t)p[i + 1]) && quote_ends(j, (uint8_t)p[i + 1], 0)) {
+            close_string(j);
+            i++;
+            continue;
+          }
+          if (k) continue;
+        } else if (j->vs <= V_AFTER && j->cm == CM_NONE && !j->ticks &&
+                   (b == ',' || b == ':' || b == '"')) {
+          if (b == ',' && j->vs == V_AFTER) {
+            j->pending_comma = 1;
+            j->comma_off = j->pos + i;
+            j->vs = top(j) == '{' ? V_KEY : V_VALUE;
+            i++;
+            continue;
+          }
+          if (b == ':' && j->vs == V_COLON) {
+            put1(j, ':');
+            j->vs = V_VALUE;
+            i++;
+            continue;
+          }
+          if (b == '"' && (j->vs == V_KEY || j->vs == V_VALUE)) {
+            open_string(j, '"', j->vs == V_KEY, j->pos + i);
+            i++;
             continue;
           }
         } else if (j->vs <= V_AFTER && j->cm == CM_NONE && is_ws(b)) {
           i++;
+          continue;
+        } else if (j->vs == V_NUMBER && is_digit(b) &&
+                   (j->ns == N_INT || j->ns == N_FRAC || j->ns == N_EXP)) {
+          size_t k = i + 1;
+          while (k < n && is_digit((uint8_t)p[k])) k++;
+          put(j, p + i, k - i);
+          i = k;
           continue;
         }
       } else if (j->phase == P_IGNORE) {
