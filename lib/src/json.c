@@ -129,8 +129,18 @@ static void fail_nomem(json_filter *j) {
   j->failed = 1;
 }
 
-static void put(json_filter *j, const char *p, size_t n) {
-  if (!j->failed && sluicep_buf_append(&j->out, p, n)) fail_nomem(j);
+/* Appends to a buffer; the common case (room enough) without a call. */
+static inline int buf_add(sluicep_buf *b, const char *p, size_t n) {
+  if (b->cap - b->len >= n) {
+    memcpy(b->ptr + b->len, p, n);
+    b->len += n;
+    return 0;
+  }
+  return sluicep_buf_append(b, p, n);
+}
+
+static inline void put(json_filter *j, const char *p, size_t n) {
+  if (buf_add(&j->out, p, n) && !j->failed) fail_nomem(j);
 }
 #define PUTS(j, s) put((j), (s), sizeof(s) - 1)
 
@@ -241,7 +251,7 @@ static void put_null(json_filter *j, const char *text, size_t n, uint64_t off) {
 static void push(json_filter *j, char c, uint64_t off) {
   if (!depth_ok(j, off)) return;
   begin_item(j);
-  if (sluicep_buf_append(&j->stack, &c, 1)) {
+  if (buf_add(&j->stack, &c, 1)) {
     fail_nomem(j);
     return;
   }
@@ -626,7 +636,7 @@ static void word_add(json_filter *j, const char *raw, size_t len) {
     put_content_bytes(j, raw, len);
     return;
   }
-  if (sluicep_buf_append(&j->pend, raw, len)) {
+  if (buf_add(&j->pend, raw, len)) {
     fail_nomem(j);
     return;
   }
@@ -1027,6 +1037,13 @@ static const unsigned char plain_sq[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* Bytes with a fast path between tokens. */
+static const unsigned char structural[128] = {
+    ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, [','] = 1, [':'] = 1, ['"'] = 1, ['-'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
+};
+
 static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) {
   size_t k = 0;
   int curly = j->q >= Q_CURLY_D;
@@ -1063,8 +1080,40 @@ static void process(json_filter *j, const char *p, size_t n) {
             continue;
           }
           if (k) continue;
-        } else if (j->vs <= V_AFTER && j->cm == CM_NONE && !j->ticks &&
-                   (b == ',' || b == ':' || b == '"')) {
+        } else if (j->vs <= V_AFTER && j->cm == CM_NONE && !j->ticks && b < 0x80 &&
+                   structural[b]) {
+          uint64_t off = j->pos + i;
+          if (b == '}' || b == ']') {
+            closer(j, b, off);
+            i++;
+            continue;
+          }
+          if (j->vs == V_VALUE) {
+            if (b == '{' || b == '[') {
+              push(j, (char)b, off);
+              i++;
+              continue;
+            }
+            if (is_digit(b) || b == '-') {
+              start_number(j, b, off);
+              i++;
+              continue;
+            }
+            /* a literal followed at once by what ends a word */
+            size_t l = b == 't' ? 4 : b == 'f' ? 5 : b == 'n' ? 4 : 0;
+            j->word_key = 0;
+            if (l && i + l < n && memcmp(p + i, b == 't' ? "true" : b == 'f' ? "false" : "null",
+                                         l) == 0 &&
+                word_ends(j, (uint8_t)p[i + l])) {
+              if (depth_ok(j, off)) {
+                begin_item(j);
+                put(j, p + i, l);
+                value_done(j);
+              }
+              i += l;
+              continue;
+            }
+          }
           if (b == ',' && j->vs == V_AFTER) {
             j->pending_comma = 1;
             j->comma_off = j->pos + i;
@@ -1289,6 +1338,11 @@ sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
   j->incremental = o->incremental != 0;
   j->max_depth = o->max_depth;
   j->phase = P_START;
+  /* sized once: a held word never grows pend past WORD_HOLD + a code point */
+  if (sluicep_buf_reserve(&j->pend, WORD_HOLD + 8)) {
+    sluice_free(f);
+    return SLUICE_NOMEM;
+  }
   *out = f;
   return SLUICE_OK;
 }
