@@ -115,8 +115,8 @@ static const char *const docs[] = {
     "{\"utf8\": \"caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x8e\x89\"}",
     "  [ true , false , null , \"a b\" , { \"k\" : [ 1 , 2 ] } ]  ",
     "\"a top-level string with \\\"quotes\\\"\"",
-    "{\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, "
-    "\"units\": [\"C\"], \"extra\": {\"a\": null}}}",
+    ("{\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, "
+     "\"units\": [\"C\"], \"extra\": {\"a\": null}}}"),
 };
 
 static void prefix_property_doc(const char *doc) {
