@@ -37,6 +37,7 @@ typedef struct result {
   size_t value_len;
   int complete;
   size_t repairs, snapshots, bad_snapshots;
+  uint64_t ev_hash; /* FNV-1a over the repair kinds and offsets, in order */
   char *text;
   size_t text_len, text_cap;
 } result;
@@ -62,7 +63,13 @@ static int r_emit(void *user, sluice_channel ch, const char *p, size_t n) {
 
 static int r_event(void *user, const sluice_event *ev) {
   result *r = user;
-  if (ev->type == SLUICE_EV_REPAIR) r->repairs++;
+  if (ev->type == SLUICE_EV_REPAIR) {
+    r->repairs++;
+    if (!r->ev_hash) r->ev_hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < ev->name_len; i++)
+      r->ev_hash = (r->ev_hash ^ (uint8_t)ev->name[i]) * 1099511628211ULL;
+    r->ev_hash = (r->ev_hash ^ ev->offset) * 1099511628211ULL;
+  }
   if (ev->type == SLUICE_EV_SNAPSHOT) {
     r->snapshots++;
     json_t *v = load(ev->data, ev->data_len);
@@ -230,6 +237,64 @@ static void suite_property(const char *dir) {
   closedir(d);
 }
 
+/* ---------------- random documents ---------------- */
+
+/* Fragments LLM output is made of, glued at random: every result must be
+ * the same for every chunking, load in jansson, and repair to itself. */
+/* (No "e" after a digit: an exponent like 1e900 is kept as written and
+ * jansson rejects it.) */
+static const char *const frags[] = {
+    "{", "}", "[", "]", ",", ":", " ", "\n", "\"", "'", "\\", "u", "d83d", "de00", "00b1",
+    "1", "-", ".", "0", "tr", "ue", "nul", "Non", "a", "key", "/", "*", "#", "```", "`",
+    "\xc3\xa9", "\xe2\x80\x9c", "\xe2\x80\x9d", "\xff", "\t", "n", "x y", "json\n",
+};
+
+static uint64_t rng(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+static void random_property(void) {
+  uint64_t seed = 0x9E3779B97F4A7C15ULL;
+  char doc[1024];
+  size_t nfr = sizeof frags / sizeof frags[0], checked = 0;
+  for (int t = 0; t < 20000; t++) {
+    size_t n = 0, parts = 1 + rng(&seed) % 60;
+    for (size_t k = 0; k < parts; k++) {
+      const char *f = frags[rng(&seed) % nfr];
+      size_t l = strlen(f);
+      memcpy(doc + n, f, l);
+      n += l;
+    }
+    result a, b;
+    run(&a, doc, n, 0, 0, 2048);
+    run(&b, doc, n, 1 + rng(&seed) % 7, 1, 2048);
+    CHECK(a.st == b.st && a.err_off == b.err_off, "random %d: status differs by chunking", t);
+    if (a.st == SLUICE_OK && b.st == SLUICE_OK) {
+      CHECK(a.value_len == b.value_len && memcmp(a.value, b.value, a.value_len) == 0 &&
+                a.complete == b.complete && a.ev_hash == b.ev_hash && a.repairs == b.repairs,
+            "random %d: the answer differs by chunking: %.*s", t, (int)n, doc);
+      CHECK(b.bad_snapshots == 0, "random %d: an invalid snapshot", t);
+      json_t *v = load(a.value, a.value_len);
+      CHECK(v != NULL, "random %d: invalid JSON %.*s from %.*s", t, (int)a.value_len, a.value,
+            (int)n, doc);
+      json_decref(v);
+      result c;
+      run(&c, a.value, a.value_len, 0, 0, 2048);
+      CHECK(c.st == SLUICE_OK && c.repairs == 0 && c.value_len == a.value_len &&
+                memcmp(c.value, a.value, a.value_len) == 0,
+            "random %d: not idempotent: %.*s", t, (int)a.value_len, a.value);
+      result_free(&c);
+      checked++;
+    }
+    result_free(&a);
+    result_free(&b);
+  }
+  CHECK(checked > 10000, "only %zu random documents gave a value", checked);
+}
+
 /* ---------------- no recursion ---------------- */
 
 static void deep_and_many(void) {
@@ -368,6 +433,7 @@ int main(int argc, char **argv) {
     suite_property(argv[1]);
     CHECK(suite_inputs_checked >= 200, "only %zu suite inputs checked", suite_inputs_checked);
   }
+  random_property();
   deep_and_many();
   nomem();
   if (failures) {

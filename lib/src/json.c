@@ -394,7 +394,7 @@ static int string_step(json_filter *j, uint32_t cp, const char *raw, size_t len,
       return 0;
     }
     repair(j, "unescaped_quote", j->q_off);
-    if (j->q == Q_DQ) PUTS(j, "\\\"");
+    if (j->pend.ptr[0] == '"') PUTS(j, "\\\""); /* also in a curly-quoted string */
     else put(j, j->pend.ptr, j->q_len);
     for (size_t k = j->q_len; k < j->pend.len; k++)
       put_content(j, (unsigned char)j->pend.ptr[k], j->pend.ptr + k, 1, j->q_off + k, 1);
