@@ -64,6 +64,7 @@ typedef struct json_filter {
   sluice_filter base;
   int incremental;
   size_t max_depth;
+  size_t max_bytes; /* cap on the input, so on what is held; 0 = none */
   uint64_t pos; /* input bytes consumed */
 
   sluicep_buf out;   /* the repaired text, append only */
@@ -1211,6 +1212,17 @@ static void snapshot(json_filter *j) {
 
 static sluice_status json_feed(sluice_filter *f, const char *p, size_t n) {
   json_filter *j = (json_filter *)f;
+  /* The value event needs the whole repaired text, so it is held. The cap
+   * is on input bytes (the same offset for every chunking); what is held
+   * is at most a few times that (\u00XX for a raw control byte). */
+  if (j->max_bytes && n > j->max_bytes - j->pos) {
+    process(j, p, (size_t)(j->max_bytes - j->pos));
+    if (!j->failed)
+      sluicep_fail(f, SLUICE_LIMIT, j->max_bytes, "the input exceeded max_bytes (%zu)",
+                   j->max_bytes);
+    j->failed = 1;
+    return f->err.status;
+  }
   process(j, p, n);
   emit_text(j);
   if (j->incremental) snapshot(j);
@@ -1337,6 +1349,7 @@ sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
   sluicep_buf_init(&j->wsp, &f->mem);
   j->incremental = o->incremental != 0;
   j->max_depth = o->max_depth;
+  j->max_bytes = o->max_bytes;
   j->phase = P_START;
   /* sized once: a held word never grows pend past WORD_HOLD + a code point */
   if (sluicep_buf_reserve(&j->pend, WORD_HOLD + 8)) {
@@ -1347,17 +1360,19 @@ sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
   return SLUICE_OK;
 }
 
-static const char *const json_keys[] = {"incremental", "max_depth", NULL};
+static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", NULL};
 
 sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
                                      const sluice_mem *mem, sluice_error *err) {
   sluice_json_opts o;
   sluice_json_opts_init(&o);
-  uint64_t depth = o.max_depth;
+  uint64_t depth = o.max_depth, bytes = 0;
   if (sluicep_opt_check_keys(opts, json_keys, err, "json") ||
       sluicep_opt_bool(opts, "incremental", &o.incremental, err) ||
-      sluicep_opt_uint(opts, "max_depth", &depth, err))
+      sluicep_opt_uint(opts, "max_depth", &depth, err) ||
+      sluicep_opt_uint(opts, "max_bytes", &bytes, err))
     return SLUICE_INVALID;
   o.max_depth = (size_t)depth;
+  o.max_bytes = (size_t)bytes;
   return sluice_json_new(out, &o, sink, mem);
 }
