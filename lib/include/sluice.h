@@ -259,7 +259,11 @@ SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
 typedef struct sluice_json_opts {
   int incremental;  /* a SLUICE_EV_SNAPSHOT (a valid JSON text of the prefix)
                        after each feed call and one at finish */
-  size_t max_depth; /* default 2048 (jansson's limit); 0 = no limit */
+  size_t max_depth; /* deepest value, counted as jansson counts it (a scalar
+                       is a level): default 2048, jansson's limit; 0 = none */
+  size_t max_bytes; /* the whole repaired text is held for the VALUE event;
+                       this caps the input bytes (SLUICE_LIMIT at offset
+                       max_bytes when exceeded), so the memory; 0 = none */
 } sluice_json_opts;
 
 SLUICE_API void sluice_json_opts_init(sluice_json_opts *o);
