@@ -1,9 +1,10 @@
 /*
  * bench_json.c: `sluice bench json`, throughput of the JSON sanitizer.
  *
- * Four generated inputs of at least 8 MB each: valid JSON, JSON with a
- * trailing comma in every object and array, a fenced document cut off in
- * the middle of a string, and an array nested one million deep. For each:
+ * Five generated inputs of at least 8 MB each: valid JSON, JSON with a
+ * trailing comma in every object and array, JavaScript-ish LLM output with
+ * a repair every few bytes, a fenced document cut off in the middle of a
+ * string, and an array nested one million deep. For each:
  * the repair pass alone (text out, no parse) in MB/s, at N/2 and N bytes to
  * show linear scaling, and the repair pass plus jansson's load of the
  * repaired text against jansson's own load of that text. A benchmark, not
@@ -62,9 +63,21 @@ static void record(buf *b, unsigned long i, int tc) {
   add(b, tmp, (size_t)n);
 }
 
-enum kind { K_VALID, K_TRAILING, K_FENCED, K_DEEP, K_COUNT };
-static const char *const kind_names[K_COUNT] = {"valid", "trailing-commas", "fenced-truncated",
-                                                "deep-1M"};
+/* JavaScript-ish LLM output: unquoted keys, single quotes, Python
+ * constants, comments, missing and trailing commas: about one repair every
+ * 12 bytes. */
+static void messy_record(buf *b, unsigned long i) {
+  char tmp[512];
+  int n = snprintf(tmp, sizeof tmp,
+                   "{id: %lu, name: 'item %lu', ok: %s, none: None, // note\n"
+                   "tags: ['alpha' 'beta',], score: %lu.25, text: \"it's \"so\" good\"}",
+                   i, i, (i & 1) ? "True" : "False", i % 1000);
+  add(b, tmp, (size_t)n);
+}
+
+enum kind { K_VALID, K_TRAILING, K_MESSY, K_FENCED, K_DEEP, K_COUNT };
+static const char *const kind_names[K_COUNT] = {"valid", "trailing-commas", "llm-messy",
+                                                "fenced-truncated", "deep-1M"};
 
 static buf generate(enum kind k, size_t size) {
   buf b = {NULL, 0, 0};
@@ -86,8 +99,9 @@ static buf generate(enum kind k, size_t size) {
   if (k == K_FENCED) ADDS(&b, "Here is the data you asked for:\n```json\n");
   ADDS(&b, "[");
   for (unsigned long i = 0; b.n < size; i++) {
-    if (i) ADDS(&b, ",\n ");
-    record(&b, i, k == K_TRAILING);
+    if (i) ADDS(&b, k == K_MESSY ? "\n " : ",\n ");
+    if (k == K_MESSY) messy_record(&b, i);
+    else record(&b, i, k == K_TRAILING);
   }
   if (k == K_FENCED) {
     /* cut in the middle of the last record's text string */

@@ -332,6 +332,8 @@ static int is_close_quote(const json_filter *j, uint32_t c) {
 static int quote_closes(const json_filter *j, uint32_t c) {
   if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#')
     return 1;
+  /* the next string of the same kind: a missing comma ('a' 'b') */
+  if ((c == '\'' && j->q == Q_SQ) || (c == 0x2018 && j->q == Q_CURLY_S)) return 1;
   if (j->is_key) return c == ':' || c == '\'' || c == 0x2018;
   return 0;
 }
@@ -1038,6 +1040,22 @@ static const unsigned char plain_sq[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* Letters, digits, _ $ . - : bytes that continue a word whatever it is
+ * (never a word end, a space or a comment start). */
+static const unsigned char word_plain[256] = {
+    ['_'] = 1, ['$'] = 1, ['.'] = 1, ['-'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+};
+
 /* Bytes with a fast path between tokens. */
 static const unsigned char structural[128] = {
     ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, [','] = 1, [':'] = 1, ['"'] = 1, ['-'] = 1,
@@ -1135,6 +1153,16 @@ static void process(json_filter *j, const char *p, size_t n) {
           }
         } else if (j->vs <= V_AFTER && j->cm == CM_NONE && is_ws(b)) {
           i++;
+          continue;
+        } else if (j->vs == V_WORD && word_plain[b]) {
+          size_t k = i + 1;
+          while (k < n && word_plain[(uint8_t)p[k]]) k++;
+          if (j->wsp.len) {
+            word_add(j, j->wsp.ptr, j->wsp.len);
+            j->wsp.len = 0;
+          }
+          word_add(j, p + i, k - i);
+          i = k;
           continue;
         } else if (j->vs == V_NUMBER && is_digit(b) &&
                    (j->ns == N_INT || j->ns == N_FRAC || j->ns == N_EXP)) {
