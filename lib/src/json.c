@@ -9,8 +9,14 @@
  * same input runs the same sequence of steps: the repaired text, the repair
  * events and the value are split-invariant by construction.
  *
+ * The byte loop has fast paths (plain string runs, digits, words, literals,
+ * a quote followed by a delimiter): they look only at bytes already in the
+ * chunk, and only to do in one go what the steps would do byte by byte.
+ *
  * The repaired text is appended to `out` and never edited: a byte is written
- * only once it is decided. What is undecided is held in small state
+ * only once it is decided. It streams on TEXT as it is decided, and is held
+ * whole for the VALUE event at the end (the one thing the semantics make us
+ * hold; option max_bytes caps it). What is undecided is held in small state
  * buffers (a candidate closing quote and the whitespace after it, a word
  * that may still be a literal, a leading zero, a high surrogate escape).
  *
