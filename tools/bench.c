@@ -173,6 +173,7 @@ static const struct {
     {"clean", bench_clean},
     {"harmony", bench_harmony},
     {"monitor", bench_monitor},
+    {"json", bench_json},
 };
 
 int cmd_bench(int argc, char **argv) {

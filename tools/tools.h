@@ -28,6 +28,8 @@ int cmd_mkcorpus(int argc, char **argv);
 json_t *proto_answer_line(const char *line, size_t len, sluice_output *out);
 int cmd_clean(int argc, char **argv); /* cleancmd.c */
 int bench_clean(int argc, char **argv); /* cleancmd.c: `sluice bench clean` */
+int cmd_json(int argc, char **argv);
+int bench_json(int argc, char **argv); /* sluice bench json */
 
 /* ---- bytes ---- */
 /* Reads a whole stream; returns 0 on success. */

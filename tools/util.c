@@ -270,6 +270,9 @@ static json_t *event_json(const sluice_event *ev, const char *thought, size_t th
   case SLUICE_EV_SNAPSHOT: {
     json_object_set_new(o, "type", json_string("snapshot"));
     json_t *v = json_loadb(ev->data, ev->data_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (!v) /* as for the value: a big integer loads as a real */
+      v = json_loadb(ev->data, ev->data_len,
+                     JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
     if (v) json_object_set_new(o, "value", v);
     else set_bytes_field(o, "invalid", ev->data, ev->data_len);
     break;
@@ -324,6 +327,10 @@ json_t *run_filter(const char *filter, const char *options, size_t options_len,
     const sluice_event *ev = sluice_output_event(out, i);
     if (ev->type == SLUICE_EV_VALUE) {
       json_t *v = json_loadb(ev->data, ev->data_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+      /* An integer beyond json_int_t (kept exact in the text) loads as a real. */
+      if (!v)
+        v = json_loadb(ev->data, ev->data_len,
+                       JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
       json_object_set_new(a, "value", v ? v : json_null());
       json_object_set_new(a, "truncated", json_boolean(!ev->complete));
       continue;

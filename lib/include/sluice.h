@@ -346,6 +346,29 @@ SLUICE_API void sluice_monitor_opts_init(sluice_monitor_opts *o);
 SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *o,
                                             const sluice_sink *sink, const sluice_mem *mem);
 
+/* ------------------------------------------------------------------ */
+/* json: LLM JSON sanitizer                                             */
+/* ------------------------------------------------------------------ */
+/* The repaired JSON text streams on TEXT as it is decided; at finish a
+ * SLUICE_EV_VALUE event carries the whole text (complete = 0 when the input
+ * was truncated). Each repair is a SLUICE_EV_REPAIR event (name = kind,
+ * offset = input byte). Errors: SLUICE_JSON_EMPTY, SLUICE_JSON_NO_VALUE,
+ * SLUICE_JSON_DEPTH, each with an offset. Numbers keep their digits exactly,
+ * so the text may hold integers jansson cannot load as json_int_t. */
+typedef struct sluice_json_opts {
+  int incremental;  /* a SLUICE_EV_SNAPSHOT (a valid JSON text of the prefix)
+                       after each feed call and one at finish */
+  size_t max_depth; /* deepest value, counted as jansson counts it (a scalar
+                       is a level): default 2048, jansson's limit; 0 = none */
+  size_t max_bytes; /* the whole repaired text is held for the VALUE event;
+                       this caps the input bytes (SLUICE_LIMIT at offset
+                       max_bytes when exceeded), so the memory; 0 = none */
+} sluice_json_opts;
+
+SLUICE_API void sluice_json_opts_init(sluice_json_opts *o);
+SLUICE_API sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
+                                         const sluice_sink *sink, const sluice_mem *mem);
+
 #ifdef __cplusplus
 }
 #endif

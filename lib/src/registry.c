@@ -17,6 +17,7 @@ static const struct {
     {"clean", sluicep_clean_from_json},
     {"harmony", sluicep_harmony_from_json},
     {"monitor", sluicep_monitor_from_json},
+    {"json", sluicep_json_from_json},
 };
 
 static const char *type_name(json_t *v) {

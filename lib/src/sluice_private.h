@@ -203,5 +203,7 @@ sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
 sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
                                         const sluice_sink *sink, const sluice_mem *mem,
                                         sluice_error *err);
+sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                     const sluice_mem *mem, sluice_error *err);
 
 #endif /* SLUICE_PRIVATE_H */

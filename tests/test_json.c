@@ -1,0 +1,445 @@
+/*
+ * test_json.c: properties of the json filter that golden cases cannot state.
+ *
+ * - Every prefix of a valid JSON document repairs to a text jansson loads
+ *   (the untruncate-json property), and so does every incremental snapshot.
+ *   Every prefix of every y_ input of the golden suite either repairs to a
+ *   loadable text or is "empty" / "no_json".
+ * - Repairing the repaired text changes nothing and reports no repair.
+ * - A million-deep nesting and a million repairs run without recursion.
+ * - Running out of memory at any allocation is SLUICE_NOMEM, never a crash.
+ */
+#include "sluice.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                         \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      failures++;                                                                                \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                   \
+      fprintf(stderr, __VA_ARGS__);                                                              \
+      fputc('\n', stderr);                                                                       \
+    }                                                                                            \
+  } while (0)
+
+/* ---------------- running the filter ---------------- */
+
+typedef struct result {
+  sluice_status st;
+  uint64_t err_off;
+  char *value; /* the VALUE event's text */
+  size_t value_len;
+  int complete;
+  size_t repairs, snapshots, bad_snapshots;
+  uint64_t ev_hash; /* FNV-1a over the repair kinds and offsets, in order */
+  char *text;
+  size_t text_len, text_cap;
+} result;
+
+static json_t *load(const char *p, size_t n) {
+  json_t *v = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+  if (!v) v = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
+  return v;
+}
+
+static int r_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  result *r = user;
+  if (ch != SLUICE_TEXT) return 0;
+  if (r->text_len + n + 1 > r->text_cap) {
+    r->text_cap = (r->text_len + n + 1) * 2;
+    r->text = realloc(r->text, r->text_cap);
+    if (!r->text) abort();
+  }
+  memcpy(r->text + r->text_len, p, n);
+  r->text_len += n;
+  return 0;
+}
+
+static int r_event(void *user, const sluice_event *ev) {
+  result *r = user;
+  if (ev->type == SLUICE_EV_REPAIR) {
+    r->repairs++;
+    if (!r->ev_hash) r->ev_hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < ev->name_len; i++)
+      r->ev_hash = (r->ev_hash ^ (uint8_t)ev->name[i]) * 1099511628211ULL;
+    r->ev_hash = (r->ev_hash ^ ev->offset) * 1099511628211ULL;
+  }
+  if (ev->type == SLUICE_EV_SNAPSHOT) {
+    r->snapshots++;
+    json_t *v = load(ev->data, ev->data_len);
+    if (!v) r->bad_snapshots++;
+    json_decref(v);
+  }
+  if (ev->type == SLUICE_EV_VALUE) {
+    free(r->value);
+    r->value = malloc(ev->data_len + 1);
+    if (!r->value) abort();
+    memcpy(r->value, ev->data, ev->data_len);
+    r->value_len = ev->data_len;
+    r->complete = ev->complete;
+  }
+  return 0;
+}
+
+/* chunk == 0: one feed; otherwise feeds of `chunk` bytes. */
+static void run(result *r, const char *p, size_t n, size_t chunk, int incremental,
+                size_t max_depth) {
+  memset(r, 0, sizeof *r);
+  sluice_json_opts o;
+  sluice_json_opts_init(&o);
+  o.incremental = incremental;
+  o.max_depth = max_depth;
+  sluice_sink sink = {r_emit, r_event, r};
+  sluice_filter *f;
+  r->st = sluice_json_new(&f, &o, &sink, NULL);
+  if (r->st != SLUICE_OK) return;
+  if (!chunk) chunk = n ? n : 1;
+  for (size_t i = 0; i < n && r->st == SLUICE_OK; i += chunk)
+    r->st = sluice_feed(f, p + i, n - i < chunk ? n - i : chunk);
+  if (r->st == SLUICE_OK) r->st = sluice_finish(f);
+  r->err_off = sluice_get_error(f)->offset;
+  sluice_free(f);
+}
+
+static void result_free(result *r) {
+  free(r->value);
+  free(r->text);
+}
+
+/* ---------------- the prefix property ---------------- */
+
+static const char *const docs[] = {
+    "{\"name\": \"Ada\", \"age\": 36, \"tags\": [\"x\", \"y\"], \"ok\": true, \"n\": null}",
+    "[1, -2.5e+3, 0, 0.125, 1E5, 12345678901234567890, -0]",
+    "{\"s\": \"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00 end\"}",
+    "{\"a\": {\"b\": [{\"c\": [[], {}, [[{\"d\": false}]]]}]}, \"e\": \"\"}",
+    "{\"utf8\": \"caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x8e\x89\"}",
+    "  [ true , false , null , \"a b\" , { \"k\" : [ 1 , 2 ] } ]  ",
+    "\"a top-level string with \\\"quotes\\\"\"",
+    ("{\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, "
+     "\"units\": [\"C\"], \"extra\": {\"a\": null}}}"),
+};
+
+static void prefix_property_doc(const char *doc) {
+  size_t n = strlen(doc);
+  json_t *want = load(doc, n);
+  CHECK(want != NULL, "document does not load: %s", doc);
+  for (size_t k = 1; k <= n; k++) {
+    int blank = 1;
+    for (size_t i = 0; i < k; i++)
+      if (doc[i] != ' ') blank = 0;
+    result r;
+    run(&r, doc, k, 0, 0, 2048);
+    if (blank) {
+      CHECK(r.st == SLUICE_JSON_EMPTY, "blank prefix %zu of %s: %s", k, doc,
+            sluice_status_name(r.st));
+      result_free(&r);
+      continue;
+    }
+    CHECK(r.st == SLUICE_OK, "prefix %zu of %s: %s", k, doc, sluice_status_name(r.st));
+    if (r.st == SLUICE_OK) {
+      json_t *v = load(r.value, r.value_len);
+      CHECK(v != NULL, "prefix %zu of %s gives invalid JSON: %.*s", k, doc, (int)r.value_len,
+            r.value);
+      CHECK(r.text_len == r.value_len && memcmp(r.text, r.value, r.value_len) == 0,
+            "TEXT differs from the value for prefix %zu of %s", k, doc);
+      if (k == n) {
+        CHECK(v && json_equal(v, want), "the whole document changed value: %s", doc);
+        CHECK(r.complete, "the whole document is marked truncated: %s", doc);
+        CHECK(r.repairs == 0, "the whole valid document reported %zu repairs: %s", r.repairs,
+              doc);
+      }
+      json_decref(v);
+    }
+    result_free(&r);
+  }
+  /* every snapshot of a byte-at-a-time incremental run is valid JSON, and
+   * the last one is the value */
+  result r;
+  run(&r, doc, n, 1, 1, 2048);
+  CHECK(r.st == SLUICE_OK && r.snapshots > 0 && r.bad_snapshots == 0,
+        "incremental run of %s: %zu of %zu snapshots invalid", doc, r.bad_snapshots, r.snapshots);
+  result_free(&r);
+  json_decref(want);
+}
+
+/* Every prefix of every y_ input of the golden suite: a loadable text, or no
+ * value at all; and repairing the repaired text is a no-op. */
+static size_t suite_inputs_checked;
+
+static void check_suite_input(const char *id, const char *p, size_t n) {
+  result whole;
+  run(&whole, p, n, 0, 0, 2048);
+  if (whole.st == SLUICE_OK) {
+    /* idempotence */
+    result again;
+    run(&again, whole.value, whole.value_len, 0, 0, 2048);
+    CHECK(again.st == SLUICE_OK && again.value_len == whole.value_len &&
+              memcmp(again.value, whole.value, whole.value_len) == 0,
+          "%s: repairing the repaired text changed it", id);
+    CHECK(again.repairs == 0, "%s: repairing the repaired text reported %zu repairs", id,
+          again.repairs);
+    result_free(&again);
+  }
+  result_free(&whole);
+  for (size_t k = 0; k <= n; k++) {
+    result r;
+    run(&r, p, k, 0, 0, 2048);
+    if (r.st == SLUICE_OK) {
+      json_t *v = load(r.value, r.value_len);
+      /* 1e400 is kept as written and jansson cannot load it */
+      CHECK(v != NULL || strstr(id, "huge_exponent"), "%s: prefix %zu gives invalid JSON: %.*s",
+            id, k, (int)r.value_len, r.value);
+      json_decref(v);
+    } else {
+      CHECK(r.st == SLUICE_JSON_EMPTY || r.st == SLUICE_JSON_NO_VALUE,
+            "%s: prefix %zu fails with %s", id, k, sluice_status_name(r.st));
+    }
+    result_free(&r);
+  }
+  suite_inputs_checked++;
+}
+
+static void suite_property(const char *dir) {
+  DIR *d = opendir(dir);
+  CHECK(d != NULL, "cannot open %s", dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    json_t *f = json_load_file(path, JSON_ALLOW_NUL, NULL);
+    CHECK(f != NULL, "cannot load %s", path);
+    json_t *fopts = json_object_get(f, "options");
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(f, "cases"), i, c) {
+      const char *id = json_string_value(json_object_get(c, "id"));
+      json_t *in = json_object_get(c, "input");
+      json_t *opts = json_object_get(c, "options");
+      if (!opts) opts = fopts;
+      /* plain string inputs with the default options (incremental too) */
+      if (!id || id[0] != 'y' || !json_is_string(in) ||
+          (opts && json_object_get(opts, "max_depth")))
+        continue;
+      check_suite_input(id, json_string_value(in), json_string_length(in));
+    }
+    json_decref(f);
+  }
+  closedir(d);
+}
+
+/* ---------------- random documents ---------------- */
+
+/* Fragments LLM output is made of, glued at random: every result must be
+ * the same for every chunking, load in jansson, and repair to itself. */
+/* (No "e" after a digit: an exponent like 1e900 is kept as written and
+ * jansson rejects it.) */
+static const char *const frags[] = {
+    "{", "}", "[", "]", ",", ":", " ", "\n", "\"", "'", "\\", "u", "d83d", "de00", "00b1",
+    "1", "-", ".", "0", "tr", "ue", "nul", "Non", "a", "key", "/", "*", "#", "```", "`",
+    "\xc3\xa9", "\xe2\x80\x9c", "\xe2\x80\x9d", "\xff", "\t", "n", "x y", "json\n",
+};
+
+static uint64_t rng(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+static void random_property(void) {
+  uint64_t seed = 0x9E3779B97F4A7C15ULL;
+  char doc[1024];
+  size_t nfr = sizeof frags / sizeof frags[0], checked = 0;
+  for (int t = 0; t < 20000; t++) {
+    size_t n = 0, parts = 1 + rng(&seed) % 60;
+    for (size_t k = 0; k < parts; k++) {
+      const char *f = frags[rng(&seed) % nfr];
+      size_t l = strlen(f);
+      memcpy(doc + n, f, l);
+      n += l;
+    }
+    result a, b;
+    run(&a, doc, n, 0, 0, 2048);
+    run(&b, doc, n, 1 + rng(&seed) % 7, 1, 2048);
+    CHECK(a.st == b.st && a.err_off == b.err_off, "random %d: status differs by chunking", t);
+    if (a.st == SLUICE_OK && b.st == SLUICE_OK) {
+      CHECK(a.value_len == b.value_len && memcmp(a.value, b.value, a.value_len) == 0 &&
+                a.complete == b.complete && a.ev_hash == b.ev_hash && a.repairs == b.repairs,
+            "random %d: the answer differs by chunking: %.*s", t, (int)n, doc);
+      CHECK(b.bad_snapshots == 0, "random %d: an invalid snapshot", t);
+      json_t *v = load(a.value, a.value_len);
+      CHECK(v != NULL, "random %d: invalid JSON %.*s from %.*s", t, (int)a.value_len, a.value,
+            (int)n, doc);
+      json_decref(v);
+      result c;
+      run(&c, a.value, a.value_len, 0, 0, 2048);
+      CHECK(c.st == SLUICE_OK && c.repairs == 0 && c.value_len == a.value_len &&
+                memcmp(c.value, a.value, a.value_len) == 0,
+            "random %d: not idempotent: %.*s", t, (int)a.value_len, a.value);
+      result_free(&c);
+      checked++;
+    }
+    result_free(&a);
+    result_free(&b);
+  }
+  CHECK(checked > 10000, "only %zu random documents gave a value", checked);
+}
+
+/* ---------------- no recursion ---------------- */
+
+static void deep_and_many(void) {
+  const size_t N = 1000000;
+  char *p = malloc(2 * N + 8);
+  if (!p) abort();
+  memset(p, '[', N);
+  memset(p + N, ']', N);
+  result r;
+  run(&r, p, 2 * N, 0, 0, 0);
+  CHECK(r.st == SLUICE_OK && r.complete && r.repairs == 0 && r.value_len == 2 * N &&
+            memcmp(r.value, p, 2 * N) == 0,
+        "a million-deep nesting did not pass through unchanged");
+  result_free(&r);
+  /* truncated: a million closers appended in stack order, fed in chunks
+   * with a snapshot after each */
+  memset(p, '[', N);
+  p[N] = '1';
+  run(&r, p, N + 1, 4096, 1, 0);
+  /* (the snapshots are too deep for jansson: only counted) */
+  CHECK(r.st == SLUICE_OK && !r.complete && r.value_len == 2 * N + 1 &&
+            r.snapshots == (N + 1 + 4095) / 4096 + 1,
+        "a million-deep truncated nesting: status %s, %zu bytes", sluice_status_name(r.st),
+        r.value_len);
+  if (r.value_len == 2 * N + 1)
+    CHECK(r.value[N] == '1' && r.value[N + 1] == ']' && r.value[2 * N] == ']',
+          "closers of the truncated nesting are wrong");
+  result_free(&r);
+  /* objects: every level gets its closer after a null for the last key */
+  size_t M = 200000, k = 0;
+  for (size_t i = 0; i < M; i++) {
+    memcpy(p + k, "{\"a\":", 5);
+    k += 5;
+  }
+  run(&r, p, k, 1000, 0, 0);
+  CHECK(r.st == SLUICE_OK && !r.complete && r.value_len == k + 4 + M &&
+            memcmp(r.value + k, "null}", 5) == 0 && r.value[k + 3 + M] == '}',
+        "deep truncated objects: %s, %zu bytes", sluice_status_name(r.st), r.value_len);
+  result_free(&r);
+  /* the default limit: an error with the offset of the bracket, no crash */
+  memset(p, '[', N);
+  run(&r, p, N, 0, 0, 2048);
+  CHECK(r.st == SLUICE_JSON_DEPTH && r.err_off == 2048, "depth limit: %s at %llu",
+        sluice_status_name(r.st), (unsigned long long)r.err_off);
+  result_free(&r);
+  /* at the default limit the repaired text loads in jansson: 2048 empty
+   * levels, 2047 around a scalar, 2046 around an object whose key gets a
+   * null (truncated) */
+  static const char *const inner[] = {"", "1", "{\"k\""};
+  for (int t = 0; t < 3; t++) {
+    size_t d = (size_t)2048 - (size_t)t; /* the object is a level too */
+    memset(p, '[', d);
+    strcpy(p + d, inner[t]);
+    run(&r, p, d + strlen(inner[t]), 0, 0, 2048);
+    json_t *v = r.st == SLUICE_OK ? load(r.value, r.value_len) : NULL;
+    CHECK(v != NULL, "%zu levels around \"%s\" do not load", d, inner[t]);
+    json_decref(v);
+    result_free(&r);
+    /* one level more is an error, never a text jansson rejects */
+    memset(p, '[', d + 1);
+    strcpy(p + d + 1, inner[t]);
+    run(&r, p, d + 1 + strlen(inner[t]), 0, 0, 2048);
+    CHECK(r.st == SLUICE_JSON_DEPTH, "%zu levels around \"%s\": %s", d + 1, inner[t],
+          sluice_status_name(r.st));
+    result_free(&r);
+  }
+  /* a million repairs: missing commas and trailing commas */
+  for (size_t i = 0; i < N; i++) {
+    p[2 * i] = '1';
+    p[2 * i + 1] = (i % 2) ? ' ' : ',';
+  }
+  p[0] = '[';
+  p[2 * N - 1] = ']';
+  run(&r, p, 2 * N, 0, 0, 2048);
+  CHECK(r.st == SLUICE_OK && r.repairs == N / 2, "a million repairs: %zu reported", r.repairs);
+  json_t *arr = r.st == SLUICE_OK ? load(r.value, r.value_len) : NULL;
+  CHECK(arr && json_array_size(arr) == N - 1, "a million repairs: %zu values",
+        arr ? json_array_size(arr) : 0);
+  json_decref(arr);
+  result_free(&r);
+  free(p);
+}
+
+/* ---------------- out of memory ---------------- */
+
+typedef struct budget {
+  long left;
+} budget;
+
+static void *b_malloc(void *ctx, size_t n) {
+  budget *b = ctx;
+  return b->left-- > 0 ? malloc(n) : NULL;
+}
+static void *b_realloc(void *ctx, void *p, size_t n) {
+  budget *b = ctx;
+  return b->left-- > 0 ? realloc(p, n) : NULL;
+}
+static void b_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+static void nomem(void) {
+  const char *in = "Sure! ```json\n{a: 'x\\u00e9', \"b\": [1 2, tru, \"" /* many repairs */
+                   "long string long string long string long string\", {\"c\": nul";
+  size_t n = strlen(in);
+  int saw_nomem = 0, saw_ok = 0;
+  for (long k = 0; k < 200; k++) {
+    budget b = {k};
+    sluice_mem m = {b_malloc, b_realloc, b_free, &b};
+    result r;
+    memset(&r, 0, sizeof r);
+    sluice_json_opts o;
+    sluice_json_opts_init(&o);
+    o.incremental = 1;
+    sluice_sink sink = {r_emit, r_event, &r};
+    sluice_filter *f;
+    sluice_status st = sluice_json_new(&f, &o, &sink, &m);
+    if (st == SLUICE_OK) {
+      for (size_t i = 0; i < n && st == SLUICE_OK; i += 7)
+        st = sluice_feed(f, in + i, n - i < 7 ? n - i : 7);
+      if (st == SLUICE_OK) st = sluice_finish(f);
+      sluice_free(f);
+    }
+    CHECK(st == SLUICE_OK || st == SLUICE_NOMEM, "budget %ld: %s", k, sluice_status_name(st));
+    if (st == SLUICE_NOMEM) saw_nomem = 1;
+    if (st == SLUICE_OK) saw_ok = 1;
+    result_free(&r);
+  }
+  CHECK(saw_nomem && saw_ok, "failure injection reached neither outcome");
+}
+
+int main(int argc, char **argv) {
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) prefix_property_doc(docs[i]);
+  if (argc > 1) {
+    suite_property(argv[1]);
+    CHECK(suite_inputs_checked >= 200, "only %zu suite inputs checked", suite_inputs_checked);
+  }
+  random_property();
+  deep_and_many();
+  nomem();
+  if (failures) {
+    fprintf(stderr, "test_json: %d failures\n", failures);
+    return 1;
+  }
+  printf("test_json: ok (%zu suite inputs)\n", suite_inputs_checked);
+  return 0;
+}
