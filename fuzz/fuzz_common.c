@@ -30,13 +30,20 @@ int fuzz_parse(const uint8_t *data, size_t size, fuzz_input *in) {
 }
 
 int fuzz_force_key(fuzz_input *in, const char *key, const char *value) {
+  json_t *v = json_string(value);
+  int rc = fuzz_force_json(in, key, v);
+  json_decref(v);
+  return rc;
+}
+
+int fuzz_force_json(fuzz_input *in, const char *key, json_t *value) {
   json_t *o = json_loadb(in->options, in->options_len, JSON_ALLOW_NUL, NULL);
   if (!o) o = in->options_len == 0 ? json_object() : NULL;
   if (!json_is_object(o)) {
     json_decref(o);
     return 0;
   }
-  json_object_set_new(o, key, json_string(value));
+  json_object_set(o, key, value);
   char *s = json_dumps(o, JSON_COMPACT);
   json_decref(o);
   if (!s || strlen(s) >= sizeof in->options) {

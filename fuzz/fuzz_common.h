@@ -34,9 +34,12 @@ typedef struct fuzz_input {
 /* Splits the raw fuzzer input; returns 0 if it is too short. */
 int fuzz_parse(const uint8_t *data, size_t size, fuzz_input *in);
 
-/* Sets "mode" in the options (for the think targets); returns 0 if the
- * options are not a JSON object. */
+/* Sets options[key] to a string (fuzz_force_key) or any JSON value
+ * (fuzz_force_json), e.g. the think targets' "mode"; returns 0 if the options
+ * are not a JSON object. */
 int fuzz_force_key(fuzz_input *in, const char *key, const char *value);
+struct json_t;
+int fuzz_force_json(fuzz_input *in, const char *key, struct json_t *value);
 
 /* Runs `filter` three ways and aborts on any difference. `routing` adds the
  * conservation check. Returns the whole-input status. */

@@ -998,6 +998,13 @@ static void u8_byte(json_filter *j, uint8_t b, uint64_t off) {
       j->u8n = 0;
       bad_bytes(j, j->u8off);
       if (j->failed) return;
+      if (b < 0x80) {
+        /* an ASCII byte that broke the sequence is itself fine (found by
+         * fuzz_json: it used to become a second U+FFFD) */
+        char c = (char)b;
+        step(j, b, &c, 1, off);
+        return;
+      }
       continue; /* b starts afresh */
     }
     j->u8lo = 0x80;

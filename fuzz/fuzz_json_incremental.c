@@ -1,0 +1,32 @@
+/* fuzz_json_incremental: streamed tool-call arguments. Fed in the seed's
+ * chunks with incremental on, every snapshot is JSON and the last one equals
+ * the one-call value; the value equals the one-call value for the chunking. */
+#include "fuzz_json_util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_input in;
+  if (!fuzz_parse(data, size, &in)) return 0;
+  json_t *yes = json_true();
+  int ok = fuzz_force_json(&in, "incremental", yes);
+  json_decref(yes);
+  if (!ok) return 0;
+  deep_ok = depth_unlimited(in.options, in.options_len);
+  fuzz_check_filter("json", &in, 0);
+  json_run whole, split;
+  json_run_once(in.options, in.options_len, in.content, in.content_len, 0, &whole);
+  json_run_once(in.options, in.options_len, in.content, in.content_len, in.seed, &split);
+  if (whole.st != split.st) fuzz_fail("status differs between whole and chunked", NULL);
+  if (split.st == SLUICE_OK) {
+    for (size_t i = 0; i < split.nsnaps; i++)
+      if (!is_json(split.snaps[i], strlen(split.snaps[i])))
+        fuzz_fail("a snapshot is not JSON", split.snaps[i]);
+    if (!split.nsnaps) fuzz_fail("no snapshot", NULL);
+    const char *last = split.snaps[split.nsnaps - 1];
+    if (!whole.value || strlen(last) != whole.value_len ||
+        memcmp(last, whole.value, whole.value_len) != 0)
+      fuzz_fail("the last snapshot differs from the one-call value", last);
+  }
+  json_run_free(&whole);
+  json_run_free(&split);
+  return 0;
+}
