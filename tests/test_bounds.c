@@ -10,15 +10,8 @@
 #include <string.h>
 
 #include "sluice.h"
+#include "testutil.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      failures++;                                                                        \
-    }                                                                                    \
-  } while (0)
 
 /* An allocator that tracks the bytes live and their peak. */
 typedef struct counting {
@@ -176,10 +169,5 @@ int main(void) {
          "x", " ", 8u << 20, 4096, &peak, &st);
   CHECK(st == SLUICE_LIMIT);
   CHECK(peak < 4 * 65536);
-  if (failures) {
-    fprintf(stderr, "%d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_bounds: every bound held\n");
-  return 0;
+  return test_report("test_bounds");
 }

@@ -5,22 +5,12 @@
  * handling at every allocation site.
  */
 #include "sluice.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      failures++;                                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);              \
-      fprintf(stderr, __VA_ARGS__);                                                         \
-      fputc('\n', stderr);                                                                  \
-    }                                                                                       \
-  } while (0)
 
 /* xorshift64*, so every run sees the same cases */
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
@@ -145,7 +135,7 @@ static size_t total_out(const sluice_output *o) {
 static void test_random_splits(void) {
   sluice_output *whole, *split;
   if (sluice_output_new(&whole, NULL) != SLUICE_OK || sluice_output_new(&split, NULL) != SLUICE_OK) {
-    CHECK(0, "output collector");
+    CHECKF(0, "output collector");
     return;
   }
   char in[512];
@@ -157,8 +147,8 @@ static void test_random_splits(void) {
     size_t n = random_input(in, sizeof in);
     unsigned long long held = 0;
     sluice_status st = run(&c, in, n, NULL, 0, whole, &held);
-    CHECK(st == SLUICE_OK, "iteration %d: one-call status %s", iter, sluice_status_name(st));
-    CHECK(total_out(whole) == n, "iteration %d: conservation: %zu bytes out of %zu", iter,
+    CHECKF(st == SLUICE_OK, "iteration %d: one-call status %s", iter, sluice_status_name(st));
+    CHECKF(total_out(whole) == n, "iteration %d: conservation: %zu bytes out of %zu", iter,
           total_out(whole), n);
     size_t dl;
     sluice_output_channel(whole, SLUICE_DROPPED, &dl);
@@ -178,51 +168,21 @@ static void test_random_splits(void) {
         }
       }
       st = run(&c, in, n, cuts, ncuts, split, &held);
-      CHECK(st == SLUICE_OK, "iteration %d split %d: status %s", iter, k, sluice_status_name(st));
-      CHECK(same_output(whole, split), "iteration %d split %d: differs from the one-call result",
+      CHECKF(st == SLUICE_OK, "iteration %d split %d: status %s", iter, k, sluice_status_name(st));
+      CHECKF(same_output(whole, split), "iteration %d split %d: differs from the one-call result",
             iter, k);
       /* Without think removal and trim, only the prefix stage holds. */
       if (!c.o.remove_thinking && !c.o.trim)
-        CHECK(held < longest(&c),
+        CHECKF(held < longest(&c),
               "iteration %d: held %llu bytes, bound %zu", iter, held, longest(&c));
     }
   }
-  CHECK(dropped_prefix && trimmed_something, "the random configurations never removed anything");
+  CHECKF(dropped_prefix && trimmed_something, "the random configurations never removed anything");
   sluice_output_free(whole);
   sluice_output_free(split);
 }
 
 /* ---- failure injection ---- */
-
-typedef struct failing {
-  long left; /* allocations that succeed before one fails; -1: never fail */
-  long count;
-  long live;
-} failing;
-
-static void *f_malloc(void *ctx, size_t n) {
-  failing *m = ctx;
-  m->count++;
-  if (m->left == 0) return NULL;
-  if (m->left > 0) m->left--;
-  void *p = malloc(n ? n : 1);
-  if (p) m->live++;
-  return p;
-}
-static void *f_realloc(void *ctx, void *p, size_t n) {
-  failing *m = ctx;
-  m->count++;
-  if (m->left == 0) return NULL;
-  if (m->left > 0) m->left--;
-  void *q = realloc(p, n ? n : 1);
-  if (q && !p) m->live++;
-  return q;
-}
-static void f_free(void *ctx, void *p) {
-  failing *m = ctx;
-  if (p) m->live--;
-  free(p);
-}
 
 static void test_nomem(void) {
   static const char *const node[] = {"Note:", "Hello World"};
@@ -251,31 +211,31 @@ static void test_nomem(void) {
   int saw_ok = 0;
   long sites = 0;
   for (long k = 0; k < 10000 && !saw_ok; k++) {
-    failing fm = {k, 0, 0};
-    sluice_mem mem = {f_malloc, f_realloc, f_free, &fm};
+    test_faulty fm;
+    sluice_mem mem = test_faulty_mem(&fm, k);
     sluice_filter *f = NULL;
     sluice_status st = sluice_clean_new(&f, &o, NULL, &mem);
     if (st == SLUICE_OK) {
       for (size_t at = 0; at < n && st == SLUICE_OK; at += 7)
         st = sluice_feed(f, in + at, n - at < 7 ? n - at : 7);
       if (st == SLUICE_OK) st = sluice_finish(f);
-      CHECK(st == SLUICE_OK || st == SLUICE_NOMEM, "fail at %ld: status %s", k,
+      CHECKF(st == SLUICE_OK || st == SLUICE_NOMEM, "fail at %ld: status %s", k,
             sluice_status_name(st));
-      CHECK(sluice_get_error(f)->status == st, "fail at %ld: the error is not sticky", k);
+      CHECKF(sluice_get_error(f)->status == st, "fail at %ld: the error is not sticky", k);
       sluice_free(f);
     } else {
-      CHECK(st == SLUICE_NOMEM && f == NULL, "fail at %ld: new gave %s", k,
+      CHECKF(st == SLUICE_NOMEM && f == NULL, "fail at %ld: new gave %s", k,
             sluice_status_name(st));
     }
-    CHECK(fm.live == 0, "fail at %ld: %ld blocks leaked", k, fm.live);
+    CHECKF(fm.live == 0, "fail at %ld: %ld blocks leaked", k, fm.live);
     if (st == SLUICE_OK) {
       saw_ok = 1;
       sites = k;
-      CHECK(fm.count == k, "a run that succeeded after %ld allocations made %ld", k, fm.count);
+      CHECKF(fm.calls == k, "a run that succeeded after %ld allocations made %ld", k, fm.calls);
     }
   }
-  CHECK(saw_ok, "never succeeded");
-  CHECK(sites > 5, "only %ld allocation sites were reached", sites);
+  CHECKF(saw_ok, "never succeeded");
+  CHECKF(sites > 5, "only %ld allocation sites were reached", sites);
 }
 
 /* A callback that refuses stops the filter with SLUICE_CALLBACK, also when
@@ -293,12 +253,12 @@ static void test_callback_stop(void) {
   o.remove_thinking = 1;
   sluice_sink sink = {refuse_text, NULL, NULL};
   sluice_filter *f;
-  CHECK(sluice_clean_new(&f, &o, &sink, NULL) == SLUICE_OK, "new");
+  CHECKF(sluice_clean_new(&f, &o, &sink, NULL) == SLUICE_OK, "new");
   sluice_status st = sluice_feed(f, "<think>a</think>", 16);
-  CHECK(st == SLUICE_OK, "nothing visible yet: %s", sluice_status_name(st));
+  CHECKF(st == SLUICE_OK, "nothing visible yet: %s", sluice_status_name(st));
   st = sluice_feed(f, "hello", 5);
-  CHECK(st == SLUICE_CALLBACK, "refused text: %s", sluice_status_name(st));
-  CHECK(sluice_finish(f) == SLUICE_CALLBACK, "sticky");
+  CHECKF(st == SLUICE_CALLBACK, "refused text: %s", sluice_status_name(st));
+  CHECKF(sluice_finish(f) == SLUICE_CALLBACK, "sticky");
   sluice_free(f);
 }
 
@@ -306,10 +266,5 @@ int main(void) {
   test_random_splits();
   test_nomem();
   test_callback_stop();
-  if (failures) {
-    fprintf(stderr, "%d checks failed\n", failures);
-    return 1;
-  }
-  puts("test_clean: all checks passed");
-  return 0;
+  return test_report("test_clean");
 }

@@ -10,15 +10,7 @@
 
 #include "../lib/src/sluice_private.h"
 #include "sluice.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-      failures++;                                                                        \
-    }                                                                                    \
-  } while (0)
+#include "testutil.h"
 
 /* ---------------- a collector with per-channel strings ---------------- */
 
@@ -152,42 +144,6 @@ static void test_invalid_options(void) {
 
 /* ---------------- failure injection ---------------- */
 
-typedef struct failing_mem {
-  long countdown; /* the allocation that fails: 0 = the first; -1 = none */
-  long live;      /* allocations not yet freed */
-  int hit;        /* a failure was injected */
-} failing_mem;
-
-static void *fm_malloc(void *ctx, size_t n) {
-  failing_mem *m = ctx;
-  if (m->countdown == 0) {
-    m->countdown = -1;
-    m->hit = 1;
-    return NULL;
-  }
-  if (m->countdown > 0) m->countdown--;
-  void *p = malloc(n ? n : 1);
-  if (p) m->live++;
-  return p;
-}
-static void *fm_realloc(void *ctx, void *p, size_t n) {
-  failing_mem *m = ctx;
-  if (m->countdown == 0) {
-    m->countdown = -1;
-    m->hit = 1;
-    return NULL;
-  }
-  if (m->countdown > 0) m->countdown--;
-  void *q = realloc(p, n ? n : 1);
-  if (q && !p) m->live++;
-  return q;
-}
-static void fm_free(void *ctx, void *p) {
-  failing_mem *m = ctx;
-  if (p) m->live--;
-  free(p);
-}
-
 /* Runs one configuration with the Nth allocation failing, for every N,
  * until a run sees no failure. Each run must end in SLUICE_OK or
  * SLUICE_NOMEM, never anything else, and free everything. */
@@ -195,8 +151,8 @@ static void inject(const char *label, const sluice_think_opts *o, const char *in
   long n;
   int completed = 0;
   for (n = 0; n < 10000 && !completed; n++) {
-    failing_mem fm = {n, 0, 0};
-    sluice_mem mem = {fm_malloc, fm_realloc, fm_free, &fm};
+    test_faulty fm;
+    sluice_mem mem = test_faulty_mem(&fm, n);
     sluice_output *out = NULL;
     sluice_status st = sluice_output_new(&out, &mem);
     sluice_filter *f = NULL;
@@ -214,9 +170,9 @@ static void inject(const char *label, const sluice_think_opts *o, const char *in
       fprintf(stderr, "%s: allocation %ld: status %s\n", label, n, sluice_status_name(st));
       failures++;
     }
-    if (fm.hit != (st != SLUICE_OK)) {
+    if (fm.failed != (st != SLUICE_OK)) {
       fprintf(stderr, "%s: allocation %ld: failure %s but status %s\n", label, n,
-              fm.hit ? "injected" : "not injected", sluice_status_name(st));
+              fm.failed ? "injected" : "not injected", sluice_status_name(st));
       failures++;
     }
     if (f && st == SLUICE_NOMEM) CHECK(sluice_feed(f, "x", 1) != SLUICE_OK); /* sticky */
@@ -226,7 +182,7 @@ static void inject(const char *label, const sluice_think_opts *o, const char *in
       fprintf(stderr, "%s: allocation %ld: %ld allocations leaked\n", label, n, fm.live);
       failures++;
     }
-    completed = !fm.hit;
+    completed = !fm.failed;
   }
   CHECK(completed);
   CHECK(n > 3); /* the configuration really allocates */
@@ -429,10 +385,5 @@ int main(void) {
   test_random_split_invariance();
   test_utf8();
   test_whitespace();
-  if (failures) {
-    fprintf(stderr, "%d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_core: all checks passed\n");
-  return 0;
+  return test_report("test_core");
 }

@@ -4,21 +4,12 @@
  * channel) and split invariance (random chunkings give the one-call result).
  */
 #include "sluice.h"
+#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c, ...)                                                  \
-  do {                                                                 \
-    if (!(c)) {                                                        \
-      failures++;                                                      \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                  \
-      fprintf(stderr, __VA_ARGS__);                                    \
-      fputc('\n', stderr);                                             \
-    }                                                                  \
-  } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint32_t rnd(uint32_t n) {
@@ -51,17 +42,17 @@ static void run(const sluice_harmony_opts *o, const char *buf, size_t n, int cut
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;
-  CHECK(sluice_harmony_new(&f, o, &sink, NULL) == SLUICE_OK, "new");
+  CHECKF(sluice_harmony_new(&f, o, &sink, NULL) == SLUICE_OK, "new");
   size_t off = 0;
   while (off < n) {
     size_t step = cuts ? 1 + rnd(cuts) : n - off;
     if (step > n - off) step = n - off;
-    CHECK(sluice_feed(f, buf + off, step) == SLUICE_OK, "feed");
-    CHECK(sluice_held(f) <= 12 + o->max_header, "hold-back %llu over the bound",
+    CHECKF(sluice_feed(f, buf + off, step) == SLUICE_OK, "feed");
+    CHECKF(sluice_held(f) <= 12 + o->max_header, "hold-back %llu over the bound",
           (unsigned long long)sluice_held(f));
     off += step;
   }
-  CHECK(sluice_finish(f) == SLUICE_OK, "finish");
+  CHECKF(sluice_finish(f) == SLUICE_OK, "finish");
   sluice_free(f);
 }
 
@@ -70,31 +61,12 @@ static void run(const sluice_harmony_opts *o, const char *buf, size_t n, int cut
  * An allocator that fails at the k-th call: for every k until a run makes
  * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
  * claim success after a lost allocation). */
-typedef struct faulty {
-  long calls, fail_at;
-  int failed;
-} faulty;
-static void *f_malloc(void *ctx, size_t n) {
-  faulty *fa = ctx;
-  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
-  return malloc(n);
-}
-static void *f_realloc(void *ctx, void *p, size_t n) {
-  faulty *fa = ctx;
-  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
-  return realloc(p, n);
-}
-static void f_free(void *ctx, void *p) {
-  (void)ctx;
-  free(p);
-}
-
 static void inject(void) {
   const char *in = "<|channel|>analysis<|message|>think<|end|><|start|>assistant to=functions.f"
                    "<|channel|>commentary json<|message|>{}<|call|>tail<|chan";
   for (long k = 0;; k++) {
-    faulty fa = {0, k, 0};
-    sluice_mem mem = {f_malloc, f_realloc, f_free, &fa};
+    test_faulty fa;
+    sluice_mem mem = test_faulty_mem(&fa, k);
     sluice_filter *f = NULL;
     sluice_status st = sluice_harmony_new(&f, NULL, NULL, &mem);
     if (st == SLUICE_OK) {
@@ -103,8 +75,9 @@ static void inject(void) {
       if (st == SLUICE_OK) st = sluice_finish(f);
       sluice_free(f);
     }
-    CHECK(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
+    CHECKF(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
           sluice_status_name(st));
+    CHECKF(fa.live == 0, "allocation %ld: %ld blocks leaked", k, fa.live);
     if (!fa.failed) break;
   }
 }
@@ -128,19 +101,18 @@ int main(void) {
       sluice_output_channel(a, (sluice_channel)ch, &l);
       total += l;
     }
-    CHECK(total == n, "conservation: %zu bytes in, %zu out", n, total);
+    CHECKF(total == n, "conservation: %zu bytes in, %zu out", n, total);
     run(&o, buf, n, 1 + (int)rnd(16), b);
     for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) {
       size_t la, lb;
       const char *pa = sluice_output_channel(a, (sluice_channel)ch, &la);
       const char *pb = sluice_output_channel(b, (sluice_channel)ch, &lb);
-      CHECK(la == lb && memcmp(pa, pb, la) == 0, "split invariance, channel %d, input %.*s", ch,
+      CHECKF(la == lb && memcmp(pa, pb, la) == 0, "split invariance, channel %d, input %.*s", ch,
             (int)n, buf);
     }
     if (failures > 10) break;
   }
   sluice_output_free(a);
   sluice_output_free(b);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  return failures != 0;
+  return test_report("test_harmony");
 }

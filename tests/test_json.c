@@ -10,6 +10,7 @@
  * - Running out of memory at any allocation is SLUICE_NOMEM, never a crash.
  */
 #include "sluice.h"
+#include "testutil.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -17,16 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                   \
-      fprintf(stderr, __VA_ARGS__);                                                              \
-      fputc('\n', stderr);                                                                       \
-    }                                                                                            \
-  } while (0)
 
 /* ---------------- running the filter ---------------- */
 
@@ -129,7 +120,7 @@ static const char *const docs[] = {
 static void prefix_property_doc(const char *doc) {
   size_t n = strlen(doc);
   json_t *want = load(doc, n);
-  CHECK(want != NULL, "document does not load: %s", doc);
+  CHECKF(want != NULL, "document does not load: %s", doc);
   for (size_t k = 1; k <= n; k++) {
     int blank = 1;
     for (size_t i = 0; i < k; i++)
@@ -137,22 +128,22 @@ static void prefix_property_doc(const char *doc) {
     result r;
     run(&r, doc, k, 0, 0, 2048);
     if (blank) {
-      CHECK(r.st == SLUICE_JSON_EMPTY, "blank prefix %zu of %s: %s", k, doc,
+      CHECKF(r.st == SLUICE_JSON_EMPTY, "blank prefix %zu of %s: %s", k, doc,
             sluice_status_name(r.st));
       result_free(&r);
       continue;
     }
-    CHECK(r.st == SLUICE_OK, "prefix %zu of %s: %s", k, doc, sluice_status_name(r.st));
+    CHECKF(r.st == SLUICE_OK, "prefix %zu of %s: %s", k, doc, sluice_status_name(r.st));
     if (r.st == SLUICE_OK) {
       json_t *v = load(r.value, r.value_len);
-      CHECK(v != NULL, "prefix %zu of %s gives invalid JSON: %.*s", k, doc, (int)r.value_len,
+      CHECKF(v != NULL, "prefix %zu of %s gives invalid JSON: %.*s", k, doc, (int)r.value_len,
             r.value);
-      CHECK(r.text_len == r.value_len && memcmp(r.text, r.value, r.value_len) == 0,
+      CHECKF(r.text_len == r.value_len && memcmp(r.text, r.value, r.value_len) == 0,
             "TEXT differs from the value for prefix %zu of %s", k, doc);
       if (k == n) {
-        CHECK(v && json_equal(v, want), "the whole document changed value: %s", doc);
-        CHECK(r.complete, "the whole document is marked truncated: %s", doc);
-        CHECK(r.repairs == 0, "the whole valid document reported %zu repairs: %s", r.repairs,
+        CHECKF(v && json_equal(v, want), "the whole document changed value: %s", doc);
+        CHECKF(r.complete, "the whole document is marked truncated: %s", doc);
+        CHECKF(r.repairs == 0, "the whole valid document reported %zu repairs: %s", r.repairs,
               doc);
       }
       json_decref(v);
@@ -163,7 +154,7 @@ static void prefix_property_doc(const char *doc) {
    * the last one is the value */
   result r;
   run(&r, doc, n, 1, 1, 2048);
-  CHECK(r.st == SLUICE_OK && r.snapshots > 0 && r.bad_snapshots == 0,
+  CHECKF(r.st == SLUICE_OK && r.snapshots > 0 && r.bad_snapshots == 0,
         "incremental run of %s: %zu of %zu snapshots invalid", doc, r.bad_snapshots, r.snapshots);
   result_free(&r);
   json_decref(want);
@@ -180,10 +171,10 @@ static void check_suite_input(const char *id, const char *p, size_t n) {
     /* idempotence */
     result again;
     run(&again, whole.value, whole.value_len, 0, 0, 2048);
-    CHECK(again.st == SLUICE_OK && again.value_len == whole.value_len &&
+    CHECKF(again.st == SLUICE_OK && again.value_len == whole.value_len &&
               memcmp(again.value, whole.value, whole.value_len) == 0,
           "%s: repairing the repaired text changed it", id);
-    CHECK(again.repairs == 0, "%s: repairing the repaired text reported %zu repairs", id,
+    CHECKF(again.repairs == 0, "%s: repairing the repaired text reported %zu repairs", id,
           again.repairs);
     result_free(&again);
   }
@@ -194,11 +185,11 @@ static void check_suite_input(const char *id, const char *p, size_t n) {
     if (r.st == SLUICE_OK) {
       json_t *v = load(r.value, r.value_len);
       /* 1e400 is kept as written and jansson cannot load it */
-      CHECK(v != NULL || strstr(id, "huge_exponent"), "%s: prefix %zu gives invalid JSON: %.*s",
+      CHECKF(v != NULL || strstr(id, "huge_exponent"), "%s: prefix %zu gives invalid JSON: %.*s",
             id, k, (int)r.value_len, r.value);
       json_decref(v);
     } else {
-      CHECK(r.st == SLUICE_JSON_EMPTY || r.st == SLUICE_JSON_NO_VALUE,
+      CHECKF(r.st == SLUICE_JSON_EMPTY || r.st == SLUICE_JSON_NO_VALUE,
             "%s: prefix %zu fails with %s", id, k, sluice_status_name(r.st));
     }
     result_free(&r);
@@ -208,7 +199,7 @@ static void check_suite_input(const char *id, const char *p, size_t n) {
 
 static void suite_property(const char *dir) {
   DIR *d = opendir(dir);
-  CHECK(d != NULL, "cannot open %s", dir);
+  CHECKF(d != NULL, "cannot open %s", dir);
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
@@ -217,7 +208,7 @@ static void suite_property(const char *dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     json_t *f = json_load_file(path, JSON_ALLOW_NUL, NULL);
-    CHECK(f != NULL, "cannot load %s", path);
+    CHECKF(f != NULL, "cannot load %s", path);
     json_t *fopts = json_object_get(f, "options");
     size_t i;
     json_t *c;
@@ -271,19 +262,19 @@ static void random_property(void) {
     result a, b;
     run(&a, doc, n, 0, 0, 2048);
     run(&b, doc, n, 1 + rng(&seed) % 7, 1, 2048);
-    CHECK(a.st == b.st && a.err_off == b.err_off, "random %d: status differs by chunking", t);
+    CHECKF(a.st == b.st && a.err_off == b.err_off, "random %d: status differs by chunking", t);
     if (a.st == SLUICE_OK && b.st == SLUICE_OK) {
-      CHECK(a.value_len == b.value_len && memcmp(a.value, b.value, a.value_len) == 0 &&
+      CHECKF(a.value_len == b.value_len && memcmp(a.value, b.value, a.value_len) == 0 &&
                 a.complete == b.complete && a.ev_hash == b.ev_hash && a.repairs == b.repairs,
             "random %d: the answer differs by chunking: %.*s", t, (int)n, doc);
-      CHECK(b.bad_snapshots == 0, "random %d: an invalid snapshot", t);
+      CHECKF(b.bad_snapshots == 0, "random %d: an invalid snapshot", t);
       json_t *v = load(a.value, a.value_len);
-      CHECK(v != NULL, "random %d: invalid JSON %.*s from %.*s", t, (int)a.value_len, a.value,
+      CHECKF(v != NULL, "random %d: invalid JSON %.*s from %.*s", t, (int)a.value_len, a.value,
             (int)n, doc);
       json_decref(v);
       result c;
       run(&c, a.value, a.value_len, 0, 0, 2048);
-      CHECK(c.st == SLUICE_OK && c.repairs == 0 && c.value_len == a.value_len &&
+      CHECKF(c.st == SLUICE_OK && c.repairs == 0 && c.value_len == a.value_len &&
                 memcmp(c.value, a.value, a.value_len) == 0,
             "random %d: not idempotent: %.*s", t, (int)a.value_len, a.value);
       result_free(&c);
@@ -292,7 +283,7 @@ static void random_property(void) {
     result_free(&a);
     result_free(&b);
   }
-  CHECK(checked > 10000, "only %zu random documents gave a value", checked);
+  CHECKF(checked > 10000, "only %zu random documents gave a value", checked);
 }
 
 /* ---------------- no recursion ---------------- */
@@ -305,7 +296,7 @@ static void deep_and_many(void) {
   memset(p + N, ']', N);
   result r;
   run(&r, p, 2 * N, 0, 0, 0);
-  CHECK(r.st == SLUICE_OK && r.complete && r.repairs == 0 && r.value_len == 2 * N &&
+  CHECKF(r.st == SLUICE_OK && r.complete && r.repairs == 0 && r.value_len == 2 * N &&
             memcmp(r.value, p, 2 * N) == 0,
         "a million-deep nesting did not pass through unchanged");
   result_free(&r);
@@ -315,12 +306,12 @@ static void deep_and_many(void) {
   p[N] = '1';
   run(&r, p, N + 1, 4096, 1, 0);
   /* (the snapshots are too deep for jansson: only counted) */
-  CHECK(r.st == SLUICE_OK && !r.complete && r.value_len == 2 * N + 1 &&
+  CHECKF(r.st == SLUICE_OK && !r.complete && r.value_len == 2 * N + 1 &&
             r.snapshots == (N + 1 + 4095) / 4096 + 1,
         "a million-deep truncated nesting: status %s, %zu bytes", sluice_status_name(r.st),
         r.value_len);
   if (r.value_len == 2 * N + 1)
-    CHECK(r.value[N] == '1' && r.value[N + 1] == ']' && r.value[2 * N] == ']',
+    CHECKF(r.value[N] == '1' && r.value[N + 1] == ']' && r.value[2 * N] == ']',
           "closers of the truncated nesting are wrong");
   result_free(&r);
   /* objects: every level gets its closer after a null for the last key */
@@ -330,14 +321,14 @@ static void deep_and_many(void) {
     k += 5;
   }
   run(&r, p, k, 1000, 0, 0);
-  CHECK(r.st == SLUICE_OK && !r.complete && r.value_len == k + 4 + M &&
+  CHECKF(r.st == SLUICE_OK && !r.complete && r.value_len == k + 4 + M &&
             memcmp(r.value + k, "null}", 5) == 0 && r.value[k + 3 + M] == '}',
         "deep truncated objects: %s, %zu bytes", sluice_status_name(r.st), r.value_len);
   result_free(&r);
   /* the default limit: an error with the offset of the bracket, no crash */
   memset(p, '[', N);
   run(&r, p, N, 0, 0, 2048);
-  CHECK(r.st == SLUICE_JSON_DEPTH && r.err_off == 2048, "depth limit: %s at %llu",
+  CHECKF(r.st == SLUICE_JSON_DEPTH && r.err_off == 2048, "depth limit: %s at %llu",
         sluice_status_name(r.st), (unsigned long long)r.err_off);
   result_free(&r);
   /* at the default limit the repaired text loads in jansson: 2048 empty
@@ -350,14 +341,14 @@ static void deep_and_many(void) {
     strcpy(p + d, inner[t]);
     run(&r, p, d + strlen(inner[t]), 0, 0, 2048);
     json_t *v = r.st == SLUICE_OK ? load(r.value, r.value_len) : NULL;
-    CHECK(v != NULL, "%zu levels around \"%s\" do not load", d, inner[t]);
+    CHECKF(v != NULL, "%zu levels around \"%s\" do not load", d, inner[t]);
     json_decref(v);
     result_free(&r);
     /* one level more is an error, never a text jansson rejects */
     memset(p, '[', d + 1);
     strcpy(p + d + 1, inner[t]);
     run(&r, p, d + 1 + strlen(inner[t]), 0, 0, 2048);
-    CHECK(r.st == SLUICE_JSON_DEPTH, "%zu levels around \"%s\": %s", d + 1, inner[t],
+    CHECKF(r.st == SLUICE_JSON_DEPTH, "%zu levels around \"%s\": %s", d + 1, inner[t],
           sluice_status_name(r.st));
     result_free(&r);
   }
@@ -369,9 +360,9 @@ static void deep_and_many(void) {
   p[0] = '[';
   p[2 * N - 1] = ']';
   run(&r, p, 2 * N, 0, 0, 2048);
-  CHECK(r.st == SLUICE_OK && r.repairs == N / 2, "a million repairs: %zu reported", r.repairs);
+  CHECKF(r.st == SLUICE_OK && r.repairs == N / 2, "a million repairs: %zu reported", r.repairs);
   json_t *arr = r.st == SLUICE_OK ? load(r.value, r.value_len) : NULL;
-  CHECK(arr && json_array_size(arr) == N - 1, "a million repairs: %zu values",
+  CHECKF(arr && json_array_size(arr) == N - 1, "a million repairs: %zu values",
         arr ? json_array_size(arr) : 0);
   json_decref(arr);
   result_free(&r);
@@ -380,31 +371,15 @@ static void deep_and_many(void) {
 
 /* ---------------- out of memory ---------------- */
 
-typedef struct budget {
-  long left;
-} budget;
-
-static void *b_malloc(void *ctx, size_t n) {
-  budget *b = ctx;
-  return b->left-- > 0 ? malloc(n) : NULL;
-}
-static void *b_realloc(void *ctx, void *p, size_t n) {
-  budget *b = ctx;
-  return b->left-- > 0 ? realloc(p, n) : NULL;
-}
-static void b_free(void *ctx, void *p) {
-  (void)ctx;
-  free(p);
-}
-
 static void nomem(void) {
   const char *in = "Sure! ```json\n{a: 'x\\u00e9', \"b\": [1 2, tru, \"" /* many repairs */
                    "long string long string long string long string\", {\"c\": nul";
   size_t n = strlen(in);
   int saw_nomem = 0, saw_ok = 0;
-  for (long k = 0; k < 200; k++) {
-    budget b = {k};
-    sluice_mem m = {b_malloc, b_realloc, b_free, &b};
+  /* the Nth allocation fails, for every N until a run needs no failure */
+  for (long k = 0; k < 100000 && !saw_ok; k++) {
+    test_faulty fa;
+    sluice_mem m = test_faulty_mem(&fa, k);
     result r;
     memset(&r, 0, sizeof r);
     sluice_json_opts o;
@@ -419,19 +394,21 @@ static void nomem(void) {
       if (st == SLUICE_OK) st = sluice_finish(f);
       sluice_free(f);
     }
-    CHECK(st == SLUICE_OK || st == SLUICE_NOMEM, "budget %ld: %s", k, sluice_status_name(st));
+    CHECKF(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: %s", k,
+          sluice_status_name(st));
+    CHECKF(fa.live == 0, "allocation %ld: %ld blocks leaked", k, fa.live);
     if (st == SLUICE_NOMEM) saw_nomem = 1;
     if (st == SLUICE_OK) saw_ok = 1;
     result_free(&r);
   }
-  CHECK(saw_nomem && saw_ok, "failure injection reached neither outcome");
+  CHECKF(saw_nomem && saw_ok, "failure injection reached neither outcome");
 }
 
 int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) prefix_property_doc(docs[i]);
   if (argc > 1) {
     suite_property(argv[1]);
-    CHECK(suite_inputs_checked >= 200, "only %zu suite inputs checked", suite_inputs_checked);
+    CHECKF(suite_inputs_checked >= 200, "only %zu suite inputs checked", suite_inputs_checked);
   }
   random_property();
   deep_and_many();

@@ -11,22 +11,13 @@
  * detector is compared with the slow one at every position up to the stop.
  */
 #include "sluice.h"
+#include "testutil.h"
 #include "monitor_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c, ...)                                                  \
-  do {                                                                 \
-    if (!(c)) {                                                        \
-      failures++;                                                      \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                  \
-      fprintf(stderr, __VA_ARGS__);                                    \
-      fputc('\n', stderr);                                             \
-    }                                                                  \
-  } while (0)
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
 static uint32_t rnd(uint32_t n) {
@@ -104,32 +95,13 @@ static size_t utf8(uint32_t c, char *o) {
  * An allocator that fails at the k-th call: for every k until a run makes
  * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
  * claim success after a lost allocation). */
-typedef struct faulty {
-  long calls, fail_at;
-  int failed;
-} faulty;
-static void *f_malloc(void *ctx, size_t n) {
-  faulty *fa = ctx;
-  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
-  return malloc(n);
-}
-static void *f_realloc(void *ctx, void *p, size_t n) {
-  faulty *fa = ctx;
-  if (fa->calls++ == fa->fail_at) return fa->failed = 1, NULL;
-  return realloc(p, n);
-}
-static void f_free(void *ctx, void *p) {
-  (void)ctx;
-  free(p);
-}
-
 static void inject(void) {
   /* Long enough to grow the history and add bands. */
   static char in[60000];
   for (size_t i = 0; i < sizeof in; i++) in[i] = (char)('a' + rnd(26)); /* never loops */
   for (long k = 0;; k++) {
-    faulty fa = {0, k, 0};
-    sluice_mem mem = {f_malloc, f_realloc, f_free, &fa};
+    test_faulty fa;
+    sluice_mem mem = test_faulty_mem(&fa, k);
     sluice_filter *f = NULL;
     sluice_monitor_opts o;
     sluice_monitor_opts_init(&o);
@@ -141,10 +113,11 @@ static void inject(void) {
       if (st == SLUICE_OK) st = sluice_finish(f);
       sluice_free(f);
     }
-    CHECK(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
+    CHECKF(fa.failed ? st == SLUICE_NOMEM : st == SLUICE_OK, "allocation %ld: status %s", k,
           sluice_status_name(st));
+    CHECKF(fa.live == 0, "allocation %ld: %ld blocks leaked", k, fa.live);
     if (!fa.failed) {
-      CHECK(k > 10, "the run reaches the history and band allocations (%ld)", k);
+      CHECKF(k > 10, "the run reaches the history and band allocations (%ld)", k);
       break;
     }
   }
@@ -174,31 +147,31 @@ static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sl
   for (size_t off = 0; off < nb;) {
     size_t k = 1 + rnd(rnd(2) ? 5 : 700);
     if (k > nb - off) k = nb - off;
-    CHECK(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
-    CHECK(sluice_held(f) <= 3, "hold-back %llu: more than an incomplete sequence",
+    CHECKF(sluice_feed(f, bytes + off, k) == SLUICE_OK, "feed");
+    CHECKF(sluice_held(f) <= 3, "hold-back %llu: more than an incomplete sequence",
           (unsigned long long)sluice_held(f));
     off += k;
   }
-  CHECK(sluice_finish(f) == SLUICE_OK, "finish");
+  CHECKF(sluice_finish(f) == SLUICE_OK, "finish");
   sluice_free(f);
   size_t ne = sluice_output_event_count(out);
   size_t tl, dl;
   sluice_output_channel(out, SLUICE_TEXT, &tl);
   sluice_output_channel(out, SLUICE_DROPPED, &dl);
-  CHECK(tl + dl == nb, "conservation");
+  CHECKF(tl + dl == nb, "conservation");
   if (!v.reason) {
-    CHECK(ne == 0, "stream %d: a stop the model does not make", it);
-    CHECK(tl == nb, "stream %d: text cut without a stop", it);
+    CHECKF(ne == 0, "stream %d: a stop the model does not make", it);
+    CHECKF(tl == nb, "stream %d: text cut without a stop", it);
     return -1;
   }
   const sluice_event *ev = ne ? sluice_output_event(out, 0) : NULL;
-  CHECK(ne == 1 && ev->type == SLUICE_EV_STOP && strlen(v.reason) == ev->name_len &&
+  CHECKF(ne == 1 && ev->type == SLUICE_EV_STOP && strlen(v.reason) == ev->name_len &&
             memcmp(v.reason, ev->name, ev->name_len) == 0 && ev->offset == v.offset,
         "stream %d (%s, interval %llu): model stops %s at %zu, filter %.*s at %llu", it,
         current ? "current" : "seed", (unsigned long long)o->repetition_interval, v.reason,
         v.offset, ev ? (int)ev->name_len : 4, ev ? ev->name : "none",
         ev ? (unsigned long long)ev->offset : 0ULL);
-  CHECK(tl == bend[v.offset], "stream %d: text %zu bytes, expected %zu", it, tl, bend[v.offset]);
+  CHECKF(tl == bend[v.offset], "stream %d: text %zu bytes, expected %zu", it, tl, bend[v.offset]);
   return v.reason[0] == 'r' ? 0 : v.reason[0] == 'w' ? 1 : 2;
 }
 
@@ -243,7 +216,7 @@ int main(int argc, char **argv) {
     if (r >= 0) stops[r]++;
   }
   printf("stops: repetition %d, whitespace %d, max_length %d\n", stops[0], stops[1], stops[2]);
-  CHECK(stops[0] > iters / 10 && stops[1] > 0 && stops[2] > 0, "the streams exercise every verdict");
+  CHECKF(stops[0] > iters / 10 && stops[1] > 0 && stops[2] > 0, "the streams exercise every verdict");
   int long_stops = 0, nlong = iters / 50 + 2;
   for (int it = 0; it < nlong && failures < 5; it++) {
     sluice_monitor_opts o;
@@ -254,8 +227,7 @@ int main(int argc, char **argv) {
     if (compare(s, n, &o, out, -1 - it) == 0) long_stops++;
   }
   printf("long streams: %d of %d stopped for repetition\n", long_stops, nlong);
-  CHECK(long_stops > 0 && long_stops < nlong, "long streams both fire and pass");
+  CHECKF(long_stops > 0 && long_stops < nlong, "long streams both fire and pass");
   sluice_output_free(out);
-  if (failures) fprintf(stderr, "%d failures\n", failures);
-  return failures != 0;
+  return test_report("test_monitor");
 }

@@ -18,12 +18,6 @@ static const char bench_usage[] =
     "plain C scanner (memchr for '<' plus a call per chunk) over the same text.\n"
     "--chunk N measures that one chunk size only.\n";
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static uint64_t sink_bytes;
 static int count_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   (void)user;
@@ -124,19 +118,19 @@ static int bench_think(int argc, char **argv) {
       sluice_filter *f;
       if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) return 1;
       sink_bytes = 0;
-      double t0 = now();
+      double t0 = bench_now();
       for (size_t off = 0; off < size; off += cs)
         sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
       sluice_finish(f);
-      double t = now() - t0;
+      double t = bench_now() - t0;
       if (sink_bytes != size) fprintf(stderr, "bench: conservation broken!\n");
       sluice_free(f);
       if (t < best) best = t;
       size_t hits = 0;
-      t0 = now();
+      t0 = bench_now();
       for (size_t off = 0; off < size; off += cs)
         calib_chunk(text + off, off + cs <= size ? cs : size - off, &hits);
-      t = now() - t0;
+      t = bench_now() - t0;
       if (t < cbest) cbest = t;
     }
     /* The hold-back, in an untimed pass. */

@@ -27,12 +27,6 @@ static const char bench_json_usage[] =
     "Targets: repair pass >= 300 MB/s on the repair-heavy input; repair plus\n"
     "jansson within 25% of jansson's own load time.\n";
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct buf {
   char *p;
   size_t n, cap;
@@ -149,12 +143,12 @@ static double repair_pass(const char *p, size_t n, size_t chunk, int reps, outc 
     sluice_sink sink = {o_emit, o_event, o};
     sluice_filter *f;
     if (sluice_json_new(&f, &opts, &sink, NULL) != SLUICE_OK) return -1;
-    double t0 = now();
+    double t0 = bench_now();
     sluice_status st = SLUICE_OK;
     for (size_t i = 0; i < n && st == SLUICE_OK; i += chunk)
       st = sluice_feed(f, p + i, n - i < chunk ? n - i : chunk);
     if (st == SLUICE_OK) st = sluice_finish(f);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     sluice_free(f);
     if (st != SLUICE_OK) return -1;
     if (t < best) best = t;
@@ -166,9 +160,9 @@ static double jansson_load(const char *p, size_t n, int reps, int *ok) {
   double best = 1e30;
   *ok = 1;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     json_t *v = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (!v) {
       *ok = 0;
       return t;

@@ -15,12 +15,6 @@
 int bench_harmony(int argc, char **argv);
 int bench_monitor(int argc, char **argv);
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static uint64_t total;
 static int count_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   (void)user;
@@ -82,11 +76,11 @@ static double run(make_fn make, void *opts, const char *text, size_t size, size_
     if (make(&f, &sink, opts) != SLUICE_OK) return -1;
     total = 0;
     stops = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (size_t off = 0; off < size; off += cs)
       sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
     sluice_finish(f);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (total != size) fprintf(stderr, "bench: conservation broken!\n");
     sluice_free(f);
     if (t < best) best = t;

@@ -197,12 +197,6 @@ static char *bench_text(size_t size) {
   return p;
 }
 
-static double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int bench_clean(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     fputs(bench_clean_usage, stdout);

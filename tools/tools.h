@@ -63,6 +63,9 @@ json_t *json_text(const char *s);
 /* An error answer. */
 json_t *error_answer(const char *code, const char *message, json_int_t offset);
 
+/* Seconds on a monotonic clock, for the benchmarks. */
+double bench_now(void);
+
 /* Common --help handling: returns 1 if argv holds -h or --help. */
 int wants_help(int argc, char **argv);
 

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int read_all(FILE *fp, tbytes *out) {
   size_t cap = 65536, n = 0;
@@ -347,4 +348,10 @@ int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
   return 0;
+}
+
+double bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
