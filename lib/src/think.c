@@ -362,6 +362,12 @@ static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f,
 
 static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
+  if (t->phase == PASS && t->mode == SLUICE_THINK_ANCHORED && t->hold.len == 0) {
+    /* anchored mode after its one block, or past the grace window: text */
+    t->consumed += n;
+    sluicep_emit(f, SLUICE_TEXT, p, n);
+    return f->err.status;
+  }
   if (n < 16 && t->mode == SLUICE_THINK_CHANNEL) {
     /* Fast path for token-sized chunks: with nothing held and no byte that
      * can start a tag, the chunk is content as it is. */
