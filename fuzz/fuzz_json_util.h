@@ -23,7 +23,7 @@ static int jr_event(void *user, const sluice_event *ev) {
   if (ev->type == SLUICE_EV_REPAIR) r->repairs++;
   char *copy = malloc(ev->data_len + 1);
   if (!copy) abort();
-  memcpy(copy, ev->data, ev->data_len);
+  if (ev->data_len) memcpy(copy, ev->data, ev->data_len); /* data may be NULL */
   copy[ev->data_len] = '\0';
   if (ev->type == SLUICE_EV_VALUE) {
     free(r->value);
