@@ -1,9 +1,12 @@
 /*
  * test_bounds.c: inputs built to make a filter's buffers grow without end
- * (endless partial tags, a tag restarted forever, endless whitespace while a
- * cap is set), streamed in many chunk sizes, with the hold-back checked after
- * every feed against the bound each filter documents. Also the memory the
- * filter allocates, through a counting allocator.
+ * (endless partial tags, a tag restarted forever, an endless harmony header,
+ * endless whitespace, an endless unterminated JSON string, an endless
+ * monitor history), streamed in many chunk sizes, with the hold-back checked
+ * after every feed against the bound each filter documents, and the memory
+ * the filter allocates counted. Where the semantics must hold (an anchored
+ * block, trailing whitespace while trimming, a JSON value, the monitor's
+ * history) the cap must fail cleanly with SLUICE_LIMIT.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +131,13 @@ int main(void) {
        "{\"node\":{\"removeCustomTextFromResponseStart\":true,\"responseStartTextToRemove\":"
        "[\"Response:\"]}}",
        "Respons!", 8, 16384},
+      /* harmony: an endless header is resolved at max_header (256), and a
+       * '<|' that never becomes a token is text at once */
+      {"harmony", "{}", "<|start|>assistant to=functions.x json ", 256 + 13, 16384},
+      {"harmony", "{}", "<|", 13, 16384},
+      {"harmony", "{\"max_header\":32}", "<|channel|>analysis ", 32 + 13, 16384},
+      /* monitor without repetition checks keeps no history */
+      {"monitor", "{\"repetition_interval\":0}", "ab ", 3, 16384},
   };
   static const size_t chunks[] = {1, 3, 7, 64, 4096};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -169,5 +179,16 @@ int main(void) {
          "x", " ", 8u << 20, 4096, &peak, &st);
   CHECK(st == SLUICE_LIMIT);
   CHECK(peak < 4 * 65536);
+  /* json holds the whole repaired text for its value: an endless string
+   * is bounded only by max_bytes, which fails cleanly */
+  stream("json", "{\"max_bytes\":1048576}", "[\"", "endless string ", 8u << 20, 4096, &peak, &st);
+  CHECK(st == SLUICE_LIMIT);
+  CHECK(peak < 8 * 1048576);
+  /* the monitor keeps its history while repetition checks are on (here with
+   * no checkpoint before the cap, so no stop ends it): capped */
+  stream("monitor", "{\"max_history\":100000,\"repetition_interval\":1000000000}", "",
+         "abcdefghij ", 8u << 20, 4096, &peak, &st);
+  CHECK(st == SLUICE_LIMIT);
+  CHECK(peak < 64 * 100000);
   return test_report("test_bounds");
 }
