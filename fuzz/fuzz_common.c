@@ -141,7 +141,7 @@ sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int ro
   for (int k = 0; k < 3; k++)
     if (!runs[k].out && sluice_output_new(&runs[k].out, NULL) != SLUICE_OK) abort();
   run_filter(filter, in, NULL, 0, &runs[0]);
-  if (runs[0].st == SLUICE_INVALID || runs[0].st == SLUICE_UNSUPPORTED) return runs[0].st;
+  if (runs[0].st == SLUICE_BAD_OPTION || runs[0].st == SLUICE_UNSUPPORTED) return runs[0].st;
   if (routing && runs[0].st == SLUICE_OK) {
     size_t total = 0;
     for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fuzz_fail("sanitizing twice differs from once", a.value);
     if (b.repairs) fuzz_fail("the sanitized text needed repairs again", a.value);
     json_run_free(&b);
-  } else if (a.st != SLUICE_INVALID && a.st != SLUICE_JSON_EMPTY &&
+  } else if (a.st != SLUICE_BAD_OPTION && a.st != SLUICE_JSON_EMPTY &&
              a.st != SLUICE_JSON_NO_VALUE && a.st != SLUICE_JSON_DEPTH && a.st != SLUICE_LIMIT) {
     fuzz_fail("an unexpected status", sluice_status_name(a.st));
   }

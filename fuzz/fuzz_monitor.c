@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/src/sluice_private.h"
+#include "../lib/src/core/sluice_private.h"
 #include "../tests/monitor_model.h"
 #include "fuzz_common.h"
 
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } res = {0, {0, "", 0}};
   sluice_sink sink = {collect, on_event, &res};
   sluice_filter *f;
-  if (sluice_monitor_new(&f, &o, &sink, NULL) != SLUICE_OK) abort();
+  if (sluice_monitor_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) abort();
   /* a byte at a time: the verdict must not wait for a chunk boundary */
   for (size_t i = 0; i < in.content_len; i++) sluice_feed(f, in.content + i, 1);
   if (sluice_finish(f) != SLUICE_OK) fuzz_fail("monitor finish failed", NULL);

@@ -88,7 +88,7 @@ static sluice_status run(const config *c, const char *in, size_t n, const size_t
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;
-  sluice_status st = sluice_clean_new(&f, &c->o, &sink, NULL);
+  sluice_status st = sluice_clean_new(&f, &c->o, &sink, NULL, NULL);
   if (st != SLUICE_OK) return st;
   size_t at = 0;
   *max_held = 0;
@@ -214,7 +214,7 @@ static void test_nomem(void) {
     test_faulty fm;
     sluice_mem mem = test_faulty_mem(&fm, k);
     sluice_filter *f = NULL;
-    sluice_status st = sluice_clean_new(&f, &o, NULL, &mem);
+    sluice_status st = sluice_clean_new(&f, &o, NULL, &mem, NULL);
     if (st == SLUICE_OK) {
       for (size_t at = 0; at < n && st == SLUICE_OK; at += 7)
         st = sluice_feed(f, in + at, n - at < 7 ? n - at : 7);
@@ -253,7 +253,7 @@ static void test_callback_stop(void) {
   o.remove_thinking = 1;
   sluice_sink sink = {refuse_text, NULL, NULL};
   sluice_filter *f;
-  CHECKF(sluice_clean_new(&f, &o, &sink, NULL) == SLUICE_OK, "new");
+  CHECKF(sluice_clean_new(&f, &o, &sink, NULL, NULL) == SLUICE_OK, "new");
   sluice_status st = sluice_feed(f, "<think>a</think>", 16);
   CHECKF(st == SLUICE_OK, "nothing visible yet: %s", sluice_status_name(st));
   st = sluice_feed(f, "hello", 5);

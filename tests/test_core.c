@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/src/sluice_private.h"
+#include "../lib/src/core/sluice_private.h"
 #include "sluice.h"
 #include "testutil.h"
 
@@ -73,7 +73,7 @@ static void test_sticky_errors(void) {
   sluice_filter *f;
   sluice_sink sink = {stopping_emit, NULL, NULL};
   stop_after = 2;
-  CHECK(sluice_think_new(&f, NULL, &sink, NULL) == SLUICE_OK);
+  CHECK(sluice_think_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
   CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);         /* first emit */
   CHECK(sluice_feed(f, "def", 3) == SLUICE_CALLBACK);   /* second emit stops */
   CHECK(sluice_get_error(f)->status == SLUICE_CALLBACK);
@@ -82,13 +82,13 @@ static void test_sticky_errors(void) {
   CHECK(sluice_finish(f) == SLUICE_CALLBACK);
   sluice_free(f);
 
-  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK); /* no sink: discard */
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK); /* no sink: discard */
   CHECK(sluice_feed(f, NULL, 0) == SLUICE_OK);
   CHECK(sluice_feed(f, NULL, 5) == SLUICE_INVALID);
   CHECK(sluice_finish(f) == SLUICE_INVALID);
   sluice_free(f);
 
-  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
   CHECK(sluice_once(f, "x", 1) == SLUICE_OK);
   CHECK(sluice_feed(f, "y", 1) == SLUICE_FINISHED);
   CHECK(sluice_finish(f) == SLUICE_FINISHED);
@@ -98,7 +98,7 @@ static void test_sticky_errors(void) {
 
 static void test_held(void) {
   sluice_filter *f;
-  CHECK(sluice_think_new(&f, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_think_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
   CHECK(sluice_feed(f, "ab<thi", 6) == SLUICE_OK);
   CHECK(sluice_held(f) == 4);
   CHECK(sluice_feed(f, "nk>x", 4) == SLUICE_OK);
@@ -115,17 +115,17 @@ static void test_invalid_options(void) {
   const char *bad_tags[] = {"ok", "no space"};
   o.tags = bad_tags;
   o.ntags = 2;
-  CHECK(sluice_think_new(&f, &o, NULL, NULL) == SLUICE_INVALID);
+  CHECK(sluice_think_new(&f, &o, NULL, NULL, NULL) == SLUICE_BAD_OPTION);
   CHECK(f == NULL);
   sluice_think_opts_init(&o);
   o.mode = SLUICE_THINK_ANCHORED;
   o.start_tag = "\x80x"; /* a continuation byte cannot start a tag */
-  CHECK(sluice_think_new(&f, &o, NULL, NULL) == SLUICE_INVALID);
+  CHECK(sluice_think_new(&f, &o, NULL, NULL, NULL) == SLUICE_BAD_OPTION);
   sluice_error err;
   CHECK(sluice_filter_new_json(&f, "think", "{\"mode\": 3}", 11, NULL, NULL, &err) ==
-        SLUICE_INVALID);
+        SLUICE_BAD_OPTION);
   CHECK(strstr(err.message, "\"mode\"") != NULL);
-  CHECK(sluice_filter_new_json(&f, "think", "{bad", 4, NULL, NULL, &err) == SLUICE_INVALID);
+  CHECK(sluice_filter_new_json(&f, "think", "{bad", 4, NULL, NULL, &err) == SLUICE_BAD_OPTION);
   /* A message truncated to fit never ends inside a UTF-8 sequence (found by
    * fuzz_proto: the answer then lost its message). */
   for (int pad = 0; pad < 4; pad++) {
@@ -134,7 +134,7 @@ static void test_invalid_options(void) {
     for (int i = 0; i < 100; i++) n += snprintf(opts + n, sizeof opts - (size_t)n, "\xd0\x9e");
     snprintf(opts + n, sizeof opts - (size_t)n, "\": 1}");
     CHECK(sluice_filter_new_json(&f, "think", opts, strlen(opts), NULL, NULL, &err) ==
-          SLUICE_INVALID);
+          SLUICE_BAD_OPTION);
     CHECK(sluice_utf8_valid(err.message, strlen(err.message)));
     CHECK(strlen(err.message) >= 150);
   }
@@ -158,7 +158,7 @@ static void inject(const char *label, const sluice_think_opts *o, const char *in
     sluice_filter *f = NULL;
     if (st == SLUICE_OK) {
       sluice_sink sink = sluice_output_sink(out);
-      st = sluice_think_new(&f, o, &sink, &mem);
+      st = sluice_think_new(&f, o, &sink, &mem, NULL);
     }
     size_t len = strlen(input);
     /* three-byte chunks, so hold-back and block buffers grow step by step */
@@ -271,7 +271,7 @@ static sluice_status run_chunked(const sluice_think_opts *o, const char *in, siz
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;
-  sluice_status st = sluice_think_new(&f, o, &sink, NULL);
+  sluice_status st = sluice_think_new(&f, o, &sink, NULL, NULL);
   if (st != SLUICE_OK) return st;
   if (!chunked) {
     st = sluice_once(f, in, n);

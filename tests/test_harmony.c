@@ -42,7 +42,7 @@ static void run(const sluice_harmony_opts *o, const char *buf, size_t n, int cut
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;
-  CHECKF(sluice_harmony_new(&f, o, &sink, NULL) == SLUICE_OK, "new");
+  CHECKF(sluice_harmony_new(&f, o, &sink, NULL, NULL) == SLUICE_OK, "new");
   size_t off = 0;
   while (off < n) {
     size_t step = cuts ? 1 + rnd(cuts) : n - off;
@@ -68,7 +68,7 @@ static void inject(void) {
     test_faulty fa;
     sluice_mem mem = test_faulty_mem(&fa, k);
     sluice_filter *f = NULL;
-    sluice_status st = sluice_harmony_new(&f, NULL, NULL, &mem);
+    sluice_status st = sluice_harmony_new(&f, NULL, NULL, &mem, NULL);
     if (st == SLUICE_OK) {
       for (size_t i = 0; in[i] && st == SLUICE_OK; i += 3)
         st = sluice_feed(f, in + i, strlen(in + i) < 3 ? strlen(in + i) : 3);

@@ -88,7 +88,7 @@ static void run(result *r, const char *p, size_t n, size_t chunk, int incrementa
   o.max_depth = max_depth;
   sluice_sink sink = {r_emit, r_event, r};
   sluice_filter *f;
-  r->st = sluice_json_new(&f, &o, &sink, NULL);
+  r->st = sluice_json_new(&f, &o, &sink, NULL, NULL);
   if (r->st != SLUICE_OK) return;
   if (!chunk) chunk = n ? n : 1;
   for (size_t i = 0; i < n && r->st == SLUICE_OK; i += chunk)
@@ -387,7 +387,7 @@ static void nomem(void) {
     o.incremental = 1;
     sluice_sink sink = {r_emit, r_event, &r};
     sluice_filter *f;
-    sluice_status st = sluice_json_new(&f, &o, &sink, &m);
+    sluice_status st = sluice_json_new(&f, &o, &sink, &m, NULL);
     if (st == SLUICE_OK) {
       for (size_t i = 0; i < n && st == SLUICE_OK; i += 7)
         st = sluice_feed(f, in + i, n - i < 7 ? n - i : 7);

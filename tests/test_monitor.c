@@ -106,7 +106,7 @@ static void inject(void) {
     sluice_monitor_opts o;
     sluice_monitor_opts_init(&o);
     o.repetition_interval = 7;
-    sluice_status st = sluice_monitor_new(&f, &o, NULL, &mem);
+    sluice_status st = sluice_monitor_new(&f, &o, NULL, &mem, NULL);
     if (st == SLUICE_OK) {
       for (size_t i = 0; i < sizeof in && st == SLUICE_OK; i += 1000)
         st = sluice_feed(f, in + i, 1000);
@@ -143,7 +143,7 @@ static int compare(const uint32_t *s, size_t n, const sluice_monitor_opts *o, sl
   sluice_output_reset(out);
   sluice_sink sink = sluice_output_sink(out);
   sluice_filter *f;
-  if (sluice_monitor_new(&f, o, &sink, NULL) != SLUICE_OK) return failures++, -1;
+  if (sluice_monitor_new(&f, o, &sink, NULL, NULL) != SLUICE_OK) return failures++, -1;
   for (size_t off = 0; off < nb;) {
     size_t k = 1 + rnd(rnd(2) ? 5 : 700);
     if (k > nb - off) k = nb - off;

@@ -116,7 +116,7 @@ static int bench_think(int argc, char **argv) {
     sluice_sink sink = {count_emit, NULL, NULL};
     for (int r = 0; r < reps; r++) {
       sluice_filter *f;
-      if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) return 1;
+      if (sluice_think_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
       sink_bytes = 0;
       double t0 = bench_now();
       for (size_t off = 0; off < size; off += cs)
@@ -135,7 +135,7 @@ static int bench_think(int argc, char **argv) {
     }
     /* The hold-back, in an untimed pass. */
     sluice_filter *f;
-    if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) return 1;
+    if (sluice_think_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
     for (size_t off = 0; off < size; off += cs) {
       sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
       uint64_t h = sluice_held(f);

@@ -142,7 +142,7 @@ static double repair_pass(const char *p, size_t n, size_t chunk, int reps, outc 
     opts.max_depth = 0;
     sluice_sink sink = {o_emit, o_event, o};
     sluice_filter *f;
-    if (sluice_json_new(&f, &opts, &sink, NULL) != SLUICE_OK) return -1;
+    if (sluice_json_new(&f, &opts, &sink, NULL, NULL) != SLUICE_OK) return -1;
     double t0 = bench_now();
     sluice_status st = SLUICE_OK;
     for (size_t i = 0; i < n && st == SLUICE_OK; i += chunk)

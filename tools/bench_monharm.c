@@ -89,10 +89,10 @@ static double run(make_fn make, void *opts, const char *text, size_t size, size_
 }
 
 static sluice_status make_harmony(sluice_filter **f, const sluice_sink *sink, void *o) {
-  return sluice_harmony_new(f, o, sink, NULL);
+  return sluice_harmony_new(f, o, sink, NULL, NULL);
 }
 static sluice_status make_monitor(sluice_filter **f, const sluice_sink *sink, void *o) {
-  return sluice_monitor_new(f, o, sink, NULL);
+  return sluice_monitor_new(f, o, sink, NULL, NULL);
 }
 
 static int parse(int argc, char **argv, size_t *mb, int *reps, const char *usage) {

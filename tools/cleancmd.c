@@ -6,7 +6,7 @@
  */
 #include "tools.h"
 
-#include "../lib/src/sluice_private.h"
+#include "../lib/src/kit/kit.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -243,7 +243,7 @@ int bench_clean(int argc, char **argv) {
     uint64_t max_held = 0;
     for (int r = 0; r <= reps; r++) {
       sluice_filter *f;
-      if (sluice_clean_new(&f, &o, &sink, NULL) != SLUICE_OK) return 1;
+      if (sluice_clean_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
       bench_bytes = 0;
       int measure_held = r == reps; /* the last pass is untimed */
       double t0 = bench_now();

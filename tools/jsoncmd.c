@@ -74,7 +74,7 @@ int cmd_json(int argc, char **argv) {
   o.incremental = c.incremental;
   sluice_sink sink = {on_emit, on_event, &c};
   sluice_filter *f;
-  if (sluice_json_new(&f, &o, &sink, NULL) != SLUICE_OK) {
+  if (sluice_json_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) {
     fprintf(stderr, "sluice json: out of memory\n");
     return 2;
   }

@@ -293,7 +293,7 @@ json_t *run_filter(const char *filter, const char *options, size_t options_len,
   sluice_error err;
   sluice_status st = sluice_filter_new_json(&f, filter, options, options_len, &sink, NULL, &err);
   if (st != SLUICE_OK) {
-    const char *code = st == SLUICE_INVALID ? "bad_option" : sluice_status_name(st);
+    const char *code = sluice_status_name(st);
     return error_answer(code, err.message, (json_int_t)err.offset);
   }
   uint64_t max_held = 0;

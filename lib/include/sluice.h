@@ -41,7 +41,13 @@ extern "C" {
 #define SLUICE_API
 #endif
 
-#define SLUICE_VERSION_STRING "0.1.0"
+/* SLUICE_VERSION_MAJOR, _MINOR, _PATCH and SLUICE_VERSION_STRING, generated
+ * from the CMake project version: the one place the version is written. */
+#include "sluice_version.h"
+
+/* The version of the library linked at run time ("0.1.0"), which may differ
+ * from SLUICE_VERSION_STRING, the header's. */
+SLUICE_API const char *sluice_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Status codes: one list makes the enum, the names and the texts.      */
@@ -52,7 +58,8 @@ extern "C" {
   XX(NOMEM, "nomem", "out of memory")                                           \
   XX(CALLBACK, "callback", "an output callback returned non-zero")              \
   XX(FINISHED, "finished", "the filter was already finished")                   \
-  XX(INVALID, "invalid_argument", "invalid argument or option")                 \
+  XX(INVALID, "invalid_argument", "invalid argument to a library call")         \
+  XX(BAD_OPTION, "bad_option", "an option is unknown, mistyped or out of range") \
   XX(UNSUPPORTED, "unsupported_filter", "no filter of that name")               \
   XX(LIMIT, "limit", "a configured size limit was exceeded")                    \
   XX(JSON_EMPTY, "empty", "the input is empty or only whitespace")              \
@@ -101,7 +108,8 @@ typedef enum sluice_event_type {
   SLUICE_EV_COUNT
 } sluice_event_type;
 
-/* Event records. Pointers are valid only during the callback. */
+/* Event records. In a sink's event callback the pointers are valid only
+ * during the call; sluice_output keeps copies (see there). */
 typedef struct sluice_event {
   sluice_event_type type;
   const char *name;
@@ -141,10 +149,18 @@ typedef struct sluice_mem {
 /* ------------------------------------------------------------------ */
 typedef struct sluice_filter sluice_filter;
 
+/* An error: its status, the byte offset in the input stream where it
+ * happened, and a message (NUL-terminated, valid UTF-8).
+ *
+ * Offsets are exact for the errors a filter's rules raise (LIMIT, the json
+ * errors), so they name the same byte for every chunking. For NOMEM and
+ * CALLBACK the offset is the start of the chunk being fed (sluice_fed()
+ * before the call), which depends on the chunking; for a constructor's
+ * BAD_OPTION it is 0. */
 typedef struct sluice_error {
   sluice_status status;
-  uint64_t offset;   /* byte offset in the input stream */
-  char message[160]; /* NUL-terminated */
+  uint64_t offset;
+  char message[160];
 } sluice_error;
 
 /* Feed n bytes (p may be NULL when n is 0). A chunk may end anywhere, in the
@@ -167,14 +183,20 @@ SLUICE_API uint64_t sluice_held(const sluice_filter *f);
 /* Bytes fed so far. */
 SLUICE_API uint64_t sluice_fed(const sluice_filter *f);
 
-/* Builds any filter from its protocol name and a JSON options object (the
- * "options" of the filter protocol, as UTF-8 JSON text; NULL or "" means {}).
- * Unknown option keys and wrong types are SLUICE_INVALID with a message in
- * *err naming the key. An unknown name is SLUICE_UNSUPPORTED. */
-SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
-                                                const char *options_json, size_t options_len,
-                                                const sluice_sink *sink, const sluice_mem *mem,
-                                                sluice_error *err);
+/* ------------------------------------------------------------------ */
+/* Options structs                                                      */
+/* ------------------------------------------------------------------ */
+/* Every options struct starts with its size, so that it can grow without
+ * breaking the ABI: sluice_X_opts_init(&o) (a macro that passes
+ * sizeof(o)) is the only supported way to fill one; set fields after it.
+ * A constructor reads only the fields within o->size and takes the
+ * defaults for the rest; a struct that was never initialized (size 0) or
+ * comes from a newer header than the library's is SLUICE_BAD_OPTION.
+ *
+ * Constructors take an optional sluice_error *err (NULL: no message). A bad
+ * option is SLUICE_BAD_OPTION with a message naming the option and why.
+ * Options and the strings they point to are copied; the caller's may go
+ * away after the call. */
 
 /* ------------------------------------------------------------------ */
 /* think: thinking-block removal                                        */
@@ -194,7 +216,11 @@ typedef struct sluice_pair {
   const char *close;
 } sluice_pair;
 
+#define SLUICE_THINK_MAX_TAGS 64     /* tags or pairs */
+#define SLUICE_THINK_MAX_LITERAL 256 /* bytes of a pair's open or close */
+
 typedef struct sluice_think_opts {
+  size_t size; /* set by sluice_think_opts_init */
   sluice_think_mode mode;
   /* channel mode */
   const char *const *tags; /* tag names; NULL: thought thinking think reasoning reflection */
@@ -213,10 +239,12 @@ typedef struct sluice_think_opts {
   size_t max_block; /* anchored: cap on a held block in bytes; 0 = none */
 } sluice_think_opts;
 
-SLUICE_API void sluice_think_opts_init(sluice_think_opts *o);
-/* Creates a think filter. The options are copied. */
+SLUICE_API void sluice_think_opts_init_size(sluice_think_opts *o, size_t size);
+#define sluice_think_opts_init(o) sluice_think_opts_init_size((o), sizeof(sluice_think_opts))
+/* Creates a think filter; o may be NULL for the defaults. */
 SLUICE_API sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *o,
-                                          const sluice_sink *sink, const sluice_mem *mem);
+                                          const sluice_sink *sink, const sluice_mem *mem,
+                                          sluice_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Output collector: a sink that keeps every channel and event, for     */
@@ -234,7 +262,8 @@ SLUICE_API sluice_sink sluice_output_sink(sluice_output *o);
 SLUICE_API const char *sluice_output_channel(const sluice_output *o, sluice_channel ch,
                                              size_t *len);
 SLUICE_API size_t sluice_output_event_count(const sluice_output *o);
-/* The i-th event; its pointers stay valid until reset or free. */
+/* The i-th event; the record and its pointers stay valid until reset or
+ * free, however many events are collected after it. */
 SLUICE_API const sluice_event *sluice_output_event(const sluice_output *o, size_t i);
 /* SLUICE_NOMEM if the collector itself ran out of memory. */
 SLUICE_API sluice_status sluice_output_status(const sluice_output *o);
@@ -257,7 +286,10 @@ SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
  * Whitespace is Python's str.isspace() set. Removed bytes go to DROPPED,
  * the think block to THOUGHT and MARKUP. Prefix lists are tried in order
  * and the first one the text starts with wins. */
+#define SLUICE_CLEAN_MAX_PREFIXES 256 /* strings in each prefix list */
+
 typedef struct sluice_clean_opts {
+  size_t size; /* set by sluice_clean_opts_init */
   /* step 1 (endpoint: removeThinking, startThinkTag, endThinkTag,
    * openingTagGracePeriod, expectOnlyClosingThinkTag) */
   int remove_thinking;            /* default 0 */
@@ -288,10 +320,13 @@ typedef struct sluice_clean_opts {
   size_t max_whitespace;
 } sluice_clean_opts;
 
-SLUICE_API void sluice_clean_opts_init(sluice_clean_opts *o);
-/* Creates a clean filter. The options (and the strings) are copied. */
+SLUICE_API void sluice_clean_opts_init_size(sluice_clean_opts *o, size_t size);
+#define sluice_clean_opts_init(o) sluice_clean_opts_init_size((o), sizeof(sluice_clean_opts))
+/* Creates a clean filter. Messages name the proxy's keys (startThinkTag,
+ * ...), as given beside each field above. */
 SLUICE_API sluice_status sluice_clean_new(sluice_filter **out, const sluice_clean_opts *o,
-                                          const sluice_sink *sink, const sluice_mem *mem);
+                                          const sluice_sink *sink, const sluice_mem *mem,
+                                          sluice_error *err);
 
 /* ------------------------------------------------------------------ */
 /* harmony: the gpt-oss template filter (DESIGN.md §2)                  */
@@ -303,15 +338,18 @@ SLUICE_API sluice_status sluice_clean_new(sluice_filter **out, const sluice_clea
  * lands in exactly one channel. Hold-back: a partial token (at most 12
  * bytes) plus an open header (at most max_header bytes). */
 typedef struct sluice_harmony_opts {
+  size_t size;             /* set by sluice_harmony_opts_init */
   sluice_channel preamble; /* commentary without a recipient: SLUICE_TEXT (default),
                               SLUICE_THOUGHT or SLUICE_OTHER */
   size_t max_header;       /* bytes of an open header before it is taken as
                               content; default 256, 32 to 4096 */
 } sluice_harmony_opts;
 
-SLUICE_API void sluice_harmony_opts_init(sluice_harmony_opts *o);
+SLUICE_API void sluice_harmony_opts_init_size(sluice_harmony_opts *o, size_t size);
+#define sluice_harmony_opts_init(o) sluice_harmony_opts_init_size((o), sizeof(sluice_harmony_opts))
 SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *o,
-                                            const sluice_sink *sink, const sluice_mem *mem);
+                                            const sluice_sink *sink, const sluice_mem *mem,
+                                            sluice_error *err);
 
 /* ------------------------------------------------------------------ */
 /* monitor: stream quality monitor (DESIGN.md §2)                       */
@@ -332,6 +370,7 @@ typedef enum sluice_monitor_profile {
 } sluice_monitor_profile;
 
 typedef struct sluice_monitor_opts {
+  size_t size;                   /* set by sluice_monitor_opts_init */
   sluice_monitor_profile profile;
   uint64_t max_length;           /* code points; 0 = none */
   uint64_t whitespace_interval;  /* default 128; 0 = no whitespace checks */
@@ -342,9 +381,11 @@ typedef struct sluice_monitor_opts {
   uint64_t max_history;          /* code points kept for the detector; 0 = no cap */
 } sluice_monitor_opts;
 
-SLUICE_API void sluice_monitor_opts_init(sluice_monitor_opts *o);
+SLUICE_API void sluice_monitor_opts_init_size(sluice_monitor_opts *o, size_t size);
+#define sluice_monitor_opts_init(o) sluice_monitor_opts_init_size((o), sizeof(sluice_monitor_opts))
 SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *o,
-                                            const sluice_sink *sink, const sluice_mem *mem);
+                                            const sluice_sink *sink, const sluice_mem *mem,
+                                            sluice_error *err);
 
 /* ------------------------------------------------------------------ */
 /* json: LLM JSON sanitizer                                             */
@@ -356,6 +397,7 @@ SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_mo
  * SLUICE_JSON_DEPTH, each with an offset. Numbers keep their digits exactly,
  * so the text may hold integers jansson cannot load as json_int_t. */
 typedef struct sluice_json_opts {
+  size_t size;      /* set by sluice_json_opts_init */
   int incremental;  /* a SLUICE_EV_SNAPSHOT (a valid JSON text of the prefix)
                        after each feed call and one at finish */
   size_t max_depth; /* deepest value, counted as jansson counts it (a scalar
@@ -365,9 +407,29 @@ typedef struct sluice_json_opts {
                        max_bytes when exceeded), so the memory; 0 = none */
 } sluice_json_opts;
 
-SLUICE_API void sluice_json_opts_init(sluice_json_opts *o);
+SLUICE_API void sluice_json_opts_init_size(sluice_json_opts *o, size_t size);
+#define sluice_json_opts_init(o) sluice_json_opts_init_size((o), sizeof(sluice_json_opts))
 SLUICE_API sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
-                                         const sluice_sink *sink, const sluice_mem *mem);
+                                         const sluice_sink *sink, const sluice_mem *mem,
+                                         sluice_error *err);
+
+/* ================================================================== */
+/* The kit: libsluice-kit, which links jansson (privately). The filters  */
+/* above are in libsluice, which needs only libc; a program that builds */
+/* filters by name from JSON options links libsluice-kit as well        */
+/* (pkg-config sluice-kit, or the CMake target sluice::kit).            */
+/* ================================================================== */
+
+/* Builds any filter from its protocol name and a JSON options object (the
+ * "options" of the filter protocol, as UTF-8 JSON text; NULL or "" means {}).
+ * An unknown option key, a wrong type or a bad value is SLUICE_BAD_OPTION
+ * with a message in *err naming the key; an unknown name is
+ * SLUICE_UNSUPPORTED. The filter allocates through mem; reading the JSON
+ * allocates through jansson's allocator (json_set_alloc_funcs). */
+SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
+                                                const char *options_json, size_t options_len,
+                                                const sluice_sink *sink, const sluice_mem *mem,
+                                                sluice_error *err);
 
 #ifdef __cplusplus
 }

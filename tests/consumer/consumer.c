@@ -8,7 +8,7 @@ int main(void) {
   sluice_filter *f;
   if (sluice_output_new(&out, NULL) != SLUICE_OK) return 1;
   sluice_sink sink = sluice_output_sink(out);
-  if (sluice_think_new(&f, NULL, &sink, NULL) != SLUICE_OK) return 1;
+  if (sluice_think_new(&f, NULL, &sink, NULL, NULL) != SLUICE_OK) return 1;
   sluice_feed(f, "a<thi", 5);
   sluice_feed(f, "nk>b</think>c", 13);
   if (sluice_finish(f) != SLUICE_OK) return 1;

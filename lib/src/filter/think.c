@@ -17,8 +17,8 @@
 
 #include <string.h>
 
-#define MAX_TAG_BYTES 256
-#define MAX_BLOCKS 64
+#define MAX_TAG_BYTES SLUICE_THINK_MAX_LITERAL
+#define MAX_BLOCKS SLUICE_THINK_MAX_TAGS
 
 typedef struct block_def {
   char *open, *close, *tag; /* NUL-terminated copies */
@@ -429,12 +429,14 @@ static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think
 
 /* ---------------- construction ---------------- */
 
-void sluice_think_opts_init(sluice_think_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->mode = SLUICE_THINK_CHANNEL;
-  o->case_insensitive = 1;
-  o->grace_period = 100;
-  o->missing_close = SLUICE_MISSING_CLOSE_EMPTY;
+void sluice_think_opts_init_size(sluice_think_opts *o, size_t size) {
+  sluice_think_opts d;
+  memset(&d, 0, sizeof d);
+  d.mode = SLUICE_THINK_CHANNEL;
+  d.case_insensitive = 1;
+  d.grace_period = 100;
+  d.missing_close = SLUICE_MISSING_CLOSE_EMPTY;
+  sluicep_opts_init(o, size, &d, sizeof d);
 }
 
 static const char *const default_tags[] = {"thought", "thinking", "think", "reasoning",
@@ -450,9 +452,12 @@ static int valid_name(const char *s) {
   return 1;
 }
 
-static int valid_literal(const char *s) {
-  size_t n = s ? strlen(s) : 0;
-  return n > 0 && n <= MAX_TAG_BYTES;
+const char *sluicep_think_literal_problem(const char *s) {
+  if (!s || !*s) return "must not be empty";
+  if (strlen(s) > MAX_TAG_BYTES) return "must be at most 256 bytes";
+  if (((unsigned char)s[0] & 0xC0) == 0x80)
+    return "must not begin with a UTF-8 continuation byte";
+  return NULL;
 }
 
 static char *concat3(const sluice_mem *m, const char *a, const char *b, const char *c) {
@@ -465,36 +470,38 @@ static char *concat3(const sluice_mem *m, const char *a, const char *b, const ch
   return s;
 }
 
-static sluice_status bad(sluice_error *err, const char *msg, const char *arg) {
-  sluicep_set_error(err, SLUICE_INVALID, 0, msg, arg ? arg : "");
-  return SLUICE_INVALID;
-}
-
 static sluice_status think_validate(const sluice_think_opts *o, sluice_error *err) {
   if (o->mode != SLUICE_THINK_CHANNEL && o->mode != SLUICE_THINK_ANCHORED)
-    return bad(err, "unknown think mode%s", NULL);
+    return sluicep_bad_option(err, "mode must be channel or anchored");
+  if (o->missing_close != SLUICE_MISSING_CLOSE_EMPTY && o->missing_close != SLUICE_MISSING_CLOSE_KEEP)
+    return sluicep_bad_option(err, "missing_close must be \"empty\" or \"keep\"");
   if (o->mode == SLUICE_THINK_CHANNEL) {
-    if (o->tags && o->pairs) return bad(err, "give either tags or pairs, not both%s", NULL);
+    if (o->tags && o->pairs) return sluicep_bad_option(err, "give either tags or pairs, not both");
     if ((o->tags && o->ntags == 0) || (o->pairs && o->npairs == 0))
-      return bad(err, "tags and pairs must not be empty lists%s", NULL);
+      return sluicep_bad_option(err, "tags and pairs must not be empty lists");
     if (o->ntags > MAX_BLOCKS || o->npairs > MAX_BLOCKS)
-      return bad(err, "at most 64 tags or pairs%s", NULL);
+      return sluicep_bad_option(err, "at most %d tags or pairs", MAX_BLOCKS);
     for (size_t i = 0; o->tags && i < o->ntags; i++)
       if (!o->tags[i] || !valid_name(o->tags[i]))
-        return bad(err,
-                   "tag name \"%s\" must be 1 to 64 bytes without spaces, controls, <, > or /",
-                   o->tags[i]);
-    for (size_t i = 0; o->pairs && i < o->npairs; i++)
-      if (!valid_literal(o->pairs[i].open) || !valid_literal(o->pairs[i].close))
-        return bad(err, "each pair needs an open and a close string of 1 to 256 bytes%s", NULL);
+        return sluicep_bad_option(
+            err, "tag name \"%s\" must be 1 to 64 bytes without spaces, controls, <, > or /",
+            o->tags[i] ? o->tags[i] : "(null)");
+    for (size_t i = 0; o->pairs && i < o->npairs; i++) {
+      const char *why = sluicep_think_literal_problem(o->pairs[i].open);
+      if (!why) why = sluicep_think_literal_problem(o->pairs[i].close);
+      if (why) return sluicep_bad_option(err, "pair %zu: each string %s", i, why);
+    }
+    if (o->start_tag || o->end_tag)
+      return sluicep_bad_option(err, "start_tag and end_tag are for anchored mode; use pairs");
   } else {
-    if (o->start_tag && !valid_literal(o->start_tag))
-      return bad(err, "start_tag must be 1 to 256 bytes%s", NULL);
-    if (o->end_tag && !valid_literal(o->end_tag))
-      return bad(err, "end_tag must be 1 to 256 bytes%s", NULL);
-    if (o->start_tag && ((unsigned char)o->start_tag[0] & 0xC0) == 0x80)
-      return bad(err, "start_tag must not begin with a UTF-8 continuation byte%s", NULL);
-    if (o->start_in) return bad(err, "start_in is for channel mode; use expect_only_closing%s", NULL);
+    const char *why;
+    if (o->start_tag && (why = sluicep_think_literal_problem(o->start_tag)))
+      return sluicep_bad_option(err, "start_tag %s", why);
+    if (o->end_tag && (why = sluicep_think_literal_problem(o->end_tag)))
+      return sluicep_bad_option(err, "end_tag %s", why);
+    if (o->start_in)
+      return sluicep_bad_option(err, "start_in is for channel mode; use expect_only_closing");
+    if (o->tags || o->pairs) return sluicep_bad_option(err, "tags and pairs are for channel mode");
   }
   return SLUICE_OK;
 }
@@ -512,19 +519,17 @@ static int add_block(think *t, const char *open, const char *close, const char *
   return 0;
 }
 
-static sluice_status think_new_err(sluice_filter **out, const sluice_think_opts *o,
-                                   const sluice_sink *sink, const sluice_mem *mem,
-                                   sluice_error *err) {
+sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opts,
+                               const sluice_sink *sink, const sluice_mem *mem, sluice_error *err) {
   *out = NULL;
-  sluice_think_opts defaults;
-  if (!o) {
-    sluice_think_opts_init(&defaults);
-    o = &defaults;
-  }
-  sluice_status st = think_validate(o, err);
+  sluice_think_opts local, *o = &local;
+  sluice_think_opts_init(&local);
+  sluice_status st = opts ? sluicep_opts_take(&local, sizeof local, opts, "sluice_think_opts", err)
+                          : SLUICE_OK;
+  if (st == SLUICE_OK) st = think_validate(o, err);
   if (st != SLUICE_OK) return st;
   sluice_filter *f;
-  st = sluicep_filter_alloc(&f, sizeof(think), &think_vt, sink, mem);
+  st = sluicep_filter_alloc(&f, sizeof(think), &think_vt, sink, mem, err);
   if (st != SLUICE_OK) return st;
   think *t = (think *)f;
   const sluice_mem *m = &f->mem;
@@ -581,7 +586,7 @@ static sluice_status think_new_err(sluice_filter **out, const sluice_think_opts 
       }
     if (t->inside < 0) {
       sluice_free(f);
-      return bad(err, "start_in \"%s\" names no configured tag", o->start_in);
+      return sluicep_bad_option(err, "start_in \"%s\" names no configured tag", o->start_in);
     }
   }
   if (o->mode == SLUICE_THINK_ANCHORED)
@@ -590,88 +595,5 @@ static sluice_status think_new_err(sluice_filter **out, const sluice_think_opts 
   return SLUICE_OK;
 nomem:
   sluice_free(f);
-  return SLUICE_NOMEM;
-}
-
-sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *o,
-                               const sluice_sink *sink, const sluice_mem *mem) {
-  return think_new_err(out, o, sink, mem, NULL);
-}
-
-/* ---------------- protocol options ---------------- */
-
-static const char *const think_keys[] = {
-    "mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
-    "grace_period", "expect_only_closing", "missing_close", "max_block", NULL};
-
-static const char *const channel_only[] = {"tags", "pairs", "start_in", NULL};
-static const char *const anchored_only[] = {"start_tag", "end_tag", "grace_period",
-                                            "expect_only_closing", "missing_close",
-                                            "max_block", NULL};
-
-sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err) {
-  sluice_think_opts o;
-  sluice_think_opts_init(&o);
-  if (sluicep_opt_check_keys(opts, think_keys, err, "think")) return SLUICE_INVALID;
-  const char *mode = NULL, *missing = NULL;
-  uint64_t max_block = 0;
-  if (sluicep_opt_string(opts, "mode", &mode, err)) return SLUICE_INVALID;
-  if (mode && strcmp(mode, "channel") == 0) o.mode = SLUICE_THINK_CHANNEL;
-  else if (mode && strcmp(mode, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
-  else if (mode) return bad(err, "option \"mode\" must be \"channel\" or \"anchored\", not \"%s\"", mode);
-  const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? anchored_only : channel_only;
-  for (size_t i = 0; wrong[i]; i++)
-    if (json_object_get(opts, wrong[i])) {
-      sluicep_set_error(err, SLUICE_INVALID, 0, "option \"%s\" does not apply to mode %s",
-                        wrong[i], o.mode == SLUICE_THINK_CHANNEL ? "channel" : "anchored");
-      return SLUICE_INVALID;
-    }
-  if (sluicep_opt_bool(opts, "case_insensitive", &o.case_insensitive, err) ||
-      sluicep_opt_string(opts, "start_in", &o.start_in, err) ||
-      sluicep_opt_string(opts, "start_tag", &o.start_tag, err) ||
-      sluicep_opt_string(opts, "end_tag", &o.end_tag, err) ||
-      sluicep_opt_uint(opts, "grace_period", &o.grace_period, err) ||
-      sluicep_opt_bool(opts, "expect_only_closing", &o.expect_only_closing, err) ||
-      sluicep_opt_string(opts, "missing_close", &missing, err) ||
-      sluicep_opt_uint(opts, "max_block", &max_block, err))
-    return SLUICE_INVALID;
-  o.max_block = (size_t)max_block;
-  if (missing && strcmp(missing, "empty") == 0) o.missing_close = SLUICE_MISSING_CLOSE_EMPTY;
-  else if (missing && strcmp(missing, "keep") == 0) o.missing_close = SLUICE_MISSING_CLOSE_KEEP;
-  else if (missing) return bad(err, "option \"missing_close\" must be \"empty\" or \"keep\", not \"%s\"", missing);
-
-  const char *tags[MAX_BLOCKS];
-  sluice_pair pairs[MAX_BLOCKS];
-  json_t *jt = json_object_get(opts, "tags");
-  if (jt) {
-    if (!json_is_array(jt) || json_array_size(jt) > MAX_BLOCKS)
-      return bad(err, "option \"tags\" must be an array of at most 64 strings%s", NULL);
-    for (size_t i = 0; i < json_array_size(jt); i++) {
-      json_t *v = json_array_get(jt, i);
-      if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-        return bad(err, "option \"tags\" must be an array of strings%s", NULL);
-      tags[i] = json_string_value(v);
-    }
-    o.tags = tags;
-    o.ntags = json_array_size(jt);
-  }
-  json_t *jp = json_object_get(opts, "pairs");
-  if (jp) {
-    if (!json_is_array(jp) || json_array_size(jp) > MAX_BLOCKS)
-      return bad(err, "option \"pairs\" must be an array of at most 64 [open, close] pairs%s", NULL);
-    for (size_t i = 0; i < json_array_size(jp); i++) {
-      json_t *v = json_array_get(jp, i);
-      json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
-      if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(a) ||
-          !json_is_string(b) || strlen(json_string_value(a)) != json_string_length(a) ||
-          strlen(json_string_value(b)) != json_string_length(b))
-        return bad(err, "option \"pairs\" must hold [open, close] pairs of strings%s", NULL);
-      pairs[i].open = json_string_value(a);
-      pairs[i].close = json_string_value(b);
-    }
-    o.pairs = pairs;
-    o.npairs = json_array_size(jp);
-  }
-  return think_new_err(out, &o, sink, mem, err);
+  return sluicep_nomem(err, "think");
 }

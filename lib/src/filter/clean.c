@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_PREFIXES 256
 
 static const char timestamp_text[] = "[Sent less than a minute ago]";
 static const char assistant_text[] = "Assistant:";
@@ -322,10 +321,12 @@ static const sluicep_vtable clean_vt = {"clean", clean_feed, clean_finish, clean
 
 /* ---------------- construction ---------------- */
 
-void sluice_clean_opts_init(sluice_clean_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->grace_period = 100;
-  o->missing_close = SLUICE_MISSING_CLOSE_KEEP;
+void sluice_clean_opts_init_size(sluice_clean_opts *o, size_t size) {
+  sluice_clean_opts d;
+  memset(&d, 0, sizeof d);
+  d.grace_period = 100;
+  d.missing_close = SLUICE_MISSING_CLOSE_KEEP;
+  sluicep_opts_init(o, size, &d, sizeof d);
 }
 
 /* Python's str.strip() on a UTF-8 string: [*start, *end). */
@@ -366,32 +367,39 @@ static int cands_set(clean *c, cands *k, const char *const *list, size_t count, 
   return 0;
 }
 
-static sluice_status bad(sluice_error *err, const char *msg) {
-  sluicep_set_error(err, SLUICE_INVALID, 0, "%s", msg);
-  return SLUICE_INVALID;
-}
-
-static sluice_status clean_new_err(sluice_filter **out, const sluice_clean_opts *o,
-                                   const sluice_sink *sink, const sluice_mem *mem,
-                                   sluice_error *err) {
+sluice_status sluice_clean_new(sluice_filter **out, const sluice_clean_opts *opts,
+                               const sluice_sink *sink, const sluice_mem *mem, sluice_error *err) {
   *out = NULL;
-  sluice_clean_opts defaults;
-  if (!o) {
-    sluice_clean_opts_init(&defaults);
-    o = &defaults;
-  }
+  sluice_clean_opts local, *o = &local;
+  sluice_clean_opts_init(&local);
+  sluice_status st = opts ? sluicep_opts_take(&local, sizeof local, opts, "sluice_clean_opts", err)
+                          : SLUICE_OK;
+  if (st != SLUICE_OK) return st;
   if ((o->n_node_prefixes && !o->node_prefixes) ||
       (o->n_endpoint_prefixes && !o->endpoint_prefixes))
-    return bad(err, "a prefix list with a count needs its strings");
+    return sluicep_bad_option(err, "a prefix list with a count needs its strings");
+  if (o->n_node_prefixes > SLUICE_CLEAN_MAX_PREFIXES ||
+      o->n_endpoint_prefixes > SLUICE_CLEAN_MAX_PREFIXES)
+    return sluicep_bad_option(err, "at most %d strings in a prefix list",
+                              SLUICE_CLEAN_MAX_PREFIXES);
   for (size_t i = 0; i < o->n_node_prefixes; i++)
-    if (!o->node_prefixes[i]) return bad(err, "a node prefix is NULL");
+    if (!o->node_prefixes[i])
+      return sluicep_bad_option(err, "responseStartTextToRemove: item %zu is NULL", i);
   for (size_t i = 0; i < o->n_endpoint_prefixes; i++)
-    if (!o->endpoint_prefixes[i]) return bad(err, "an endpoint prefix is NULL");
+    if (!o->endpoint_prefixes[i])
+      return sluicep_bad_option(err, "responseStartTextToRemoveEndpointWide: item %zu is NULL", i);
   if (o->missing_close != SLUICE_MISSING_CLOSE_EMPTY && o->missing_close != SLUICE_MISSING_CLOSE_KEEP)
-    return bad(err, "unknown missing_close value");
+    return sluicep_bad_option(err, "missing_close must be \"empty\" or \"keep\"");
+  /* The think options are checked here, under the proxy's names, before the
+   * composed think filter sees them. */
+  const char *why;
+  if (o->start_think_tag && (why = sluicep_think_literal_problem(o->start_think_tag)))
+    return sluicep_bad_option(err, "startThinkTag %s", why);
+  if (o->end_think_tag && (why = sluicep_think_literal_problem(o->end_think_tag)))
+    return sluicep_bad_option(err, "endThinkTag %s", why);
 
   sluice_filter *f;
-  sluice_status st = sluicep_filter_alloc(&f, sizeof(clean), &clean_vt, sink, mem);
+  st = sluicep_filter_alloc(&f, sizeof(clean), &clean_vt, sink, mem, err);
   if (st != SLUICE_OK) return st;
   clean *c = (clean *)f;
   sluicep_buf_init(&c->hold, &f->mem);
@@ -425,19 +433,9 @@ static sluice_status clean_new_err(sluice_filter **out, const sluice_clean_opts 
     to.missing_close = o->missing_close;
     to.max_block = o->max_block;
     sluice_sink ts_sink = {think_emit, think_event, c};
-    if (o->start_think_tag && (!*o->start_think_tag || strlen(o->start_think_tag) > 256)) {
-      sluice_free(f);
-      return bad(err, "startThinkTag must be 1 to 256 bytes");
-    }
-    if (o->end_think_tag && (!*o->end_think_tag || strlen(o->end_think_tag) > 256)) {
-      sluice_free(f);
-      return bad(err, "endThinkTag must be 1 to 256 bytes");
-    }
-    st = sluice_think_new(&c->think, &to, &ts_sink, &f->mem);
+    st = sluice_think_new(&c->think, &to, &ts_sink, &f->mem, err);
     if (st != SLUICE_OK) {
       sluice_free(f);
-      if (st == SLUICE_INVALID) return bad(err, "the think tags are not valid (startThinkTag must "
-                                                "not begin with a UTF-8 continuation byte)");
       return st;
     }
   }
@@ -445,149 +443,5 @@ static sluice_status clean_new_err(sluice_filter **out, const sluice_clean_opts 
   return SLUICE_OK;
 nomem:
   sluice_free(f);
-  return SLUICE_NOMEM;
-}
-
-sluice_status sluice_clean_new(sluice_filter **out, const sluice_clean_opts *o,
-                               const sluice_sink *sink, const sluice_mem *mem) {
-  return clean_new_err(out, o, sink, mem, NULL);
-}
-
-/* ---------------- protocol options ----------------
- * {"endpoint": {...}, "node": {...}, "globals": {...}, "sluice": {...}}: the
- * proxy's own keys, so its users can point at their settings; "sluice" holds
- * what the proxy has no key for. */
-
-static const char *const top_keys[] = {"endpoint", "node", "globals", "sluice", NULL};
-static const char *const endpoint_keys[] = {"removeThinking",
-                                            "startThinkTag",
-                                            "endThinkTag",
-                                            "openingTagGracePeriod",
-                                            "expectOnlyClosingThinkTag",
-                                            "removeCustomTextFromResponseStartEndpointWide",
-                                            "responseStartTextToRemoveEndpointWide",
-                                            "trimBeginningAndEndLineBreaks",
-                                            NULL};
-static const char *const node_keys[] = {"removeCustomTextFromResponseStart",
-                                        "responseStartTextToRemove",
-                                        "addDiscussionIdTimestampsForLLM", NULL};
-static const char *const globals_keys[] = {"chatCompleteAddUserAssistant",
-                                           "chatCompleteAddMissingAssistant", NULL};
-static const char *const sluice_keys[] = {"missing_close", "max_block", "max_whitespace", NULL};
-
-int sluicep_clean_known_key(const char *section, const char *key) {
-  const char *const *known = strcmp(section, "endpoint") == 0  ? endpoint_keys
-                             : strcmp(section, "node") == 0    ? node_keys
-                             : strcmp(section, "globals") == 0 ? globals_keys
-                             : strcmp(section, "sluice") == 0  ? sluice_keys
-                                                               : NULL;
-  if (!known) return -1;
-  for (size_t i = 0; known[i]; i++)
-    if (strcmp(known[i], key) == 0) return 1;
-  return 0;
-}
-
-/* A section object: missing is {}; anything else but an object is an error. */
-static int section(json_t *opts, const char *key, const char *const *known, json_t **out,
-                   sluice_error *err) {
-  json_t *v = json_object_get(opts, key);
-  *out = v;
-  if (!v) return 0;
-  if (!json_is_object(v)) {
-    sluicep_set_error(err, SLUICE_INVALID, 0, "option \"%s\" must be an object", key);
-    return -1;
-  }
-  char name[32];
-  snprintf(name, sizeof name, "clean (in \"%s\")", key);
-  return sluicep_opt_check_keys(v, known, err, name);
-}
-
-/* A prefix list: a string or an array of strings. */
-static int prefix_list(json_t *sec, const char *key, const char **list, size_t *count,
-                       sluice_error *err) {
-  *count = 0;
-  json_t *v = sec ? json_object_get(sec, key) : NULL;
-  if (!v) return 0;
-  if (json_is_string(v)) {
-    if (sluicep_opt_string(sec, key, &list[0], err)) return -1;
-    *count = 1;
-    return 0;
-  }
-  if (!json_is_array(v) || json_array_size(v) > MAX_PREFIXES) {
-    sluicep_set_error(err, SLUICE_INVALID, 0,
-                      "option \"%s\" must be a string or an array of at most %d strings", key,
-                      MAX_PREFIXES);
-    return -1;
-  }
-  for (size_t i = 0; i < json_array_size(v); i++) {
-    json_t *s = json_array_get(v, i);
-    if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s)) {
-      sluicep_set_error(err, SLUICE_INVALID, 0,
-                        "option \"%s\" must hold strings without NUL bytes (item %zu)", key, i);
-      return -1;
-    }
-    list[i] = json_string_value(s);
-  }
-  *count = json_array_size(v);
-  return 0;
-}
-
-sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err) {
-  sluice_clean_opts o;
-  sluice_clean_opts_init(&o);
-  json_t *ep, *nd, *gl, *sl;
-  if (sluicep_opt_check_keys(opts, top_keys, err, "clean") ||
-      section(opts, "endpoint", endpoint_keys, &ep, err) ||
-      section(opts, "node", node_keys, &nd, err) ||
-      section(opts, "globals", globals_keys, &gl, err) ||
-      section(opts, "sluice", sluice_keys, &sl, err))
-    return SLUICE_INVALID;
-  const char *node_list[MAX_PREFIXES], *ep_list[MAX_PREFIXES];
-  const char *missing = NULL;
-  uint64_t max_block = 0, max_ws = 0;
-  json_t *empty = json_object();
-  if (!empty) return SLUICE_NOMEM;
-  if (!ep) ep = empty;
-  if (!nd) nd = empty;
-  if (!gl) gl = empty;
-  if (!sl) sl = empty;
-  int rc = sluicep_opt_bool(ep, "removeThinking", &o.remove_thinking, err) ||
-           sluicep_opt_string(ep, "startThinkTag", &o.start_think_tag, err) ||
-           sluicep_opt_string(ep, "endThinkTag", &o.end_think_tag, err) ||
-           sluicep_opt_uint(ep, "openingTagGracePeriod", &o.grace_period, err) ||
-           sluicep_opt_bool(ep, "expectOnlyClosingThinkTag", &o.expect_only_closing, err) ||
-           sluicep_opt_bool(ep, "removeCustomTextFromResponseStartEndpointWide",
-                            &o.remove_endpoint_prefixes, err) ||
-           prefix_list(ep, "responseStartTextToRemoveEndpointWide", ep_list,
-                       &o.n_endpoint_prefixes, err) ||
-           sluicep_opt_bool(ep, "trimBeginningAndEndLineBreaks", &o.trim, err) ||
-           sluicep_opt_bool(nd, "removeCustomTextFromResponseStart", &o.remove_node_prefixes,
-                            err) ||
-           prefix_list(nd, "responseStartTextToRemove", node_list, &o.n_node_prefixes, err) ||
-           sluicep_opt_bool(nd, "addDiscussionIdTimestampsForLLM", &o.remove_timestamp, err) ||
-           sluicep_opt_bool(gl, "chatCompleteAddUserAssistant", &o.add_user_assistant, err) ||
-           sluicep_opt_bool(gl, "chatCompleteAddMissingAssistant", &o.add_missing_assistant,
-                            err) ||
-           sluicep_opt_string(sl, "missing_close", &missing, err) ||
-           sluicep_opt_uint(sl, "max_block", &max_block, err) ||
-           sluicep_opt_uint(sl, "max_whitespace", &max_ws, err);
-  sluice_status st = SLUICE_INVALID;
-  if (rc) goto done;
-  if (missing && strcmp(missing, "empty") == 0) o.missing_close = SLUICE_MISSING_CLOSE_EMPTY;
-  else if (missing && strcmp(missing, "keep") == 0) o.missing_close = SLUICE_MISSING_CLOSE_KEEP;
-  else if (missing) {
-    sluicep_set_error(err, SLUICE_INVALID, 0,
-                      "option \"missing_close\" must be \"empty\" or \"keep\", not \"%s\"",
-                      missing);
-    goto done;
-  }
-  o.max_block = (size_t)max_block;
-  o.max_whitespace = (size_t)max_ws;
-  o.node_prefixes = node_list;
-  o.endpoint_prefixes = ep_list;
-  st = clean_new_err(out, &o, sink, mem, err);
-done:
-  json_decref(empty);
-  return st;
+  return sluicep_nomem(err, "clean");
 }

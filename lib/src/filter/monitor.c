@@ -482,31 +482,32 @@ static const sluicep_vtable monitor_vt = {"monitor", monitor_feed, monitor_finis
 
 /* ---------------- construction ---------------- */
 
-void sluice_monitor_opts_init(sluice_monitor_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->profile = SLUICE_MONITOR_SEED;
-  o->whitespace_interval = 128;
-  o->repetition_interval = 512;
-  o->whitespace_threshold = 0; /* the profile's */
-  o->quasi = -1;
-  o->weighted = -1;
+void sluice_monitor_opts_init_size(sluice_monitor_opts *o, size_t size) {
+  sluice_monitor_opts d;
+  memset(&d, 0, sizeof d);
+  d.profile = SLUICE_MONITOR_SEED;
+  d.whitespace_interval = 128;
+  d.repetition_interval = 512;
+  d.whitespace_threshold = 0; /* the profile's */
+  d.quasi = -1;
+  d.weighted = -1;
+  sluicep_opts_init(o, size, &d, sizeof d);
 }
 
-static sluice_status monitor_new_err(sluice_filter **out, const sluice_monitor_opts *o,
-                                     const sluice_sink *sink, const sluice_mem *mem,
-                                     sluice_error *err) {
+sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *opts,
+                                 const sluice_sink *sink, const sluice_mem *mem,
+                                 sluice_error *err) {
   *out = NULL;
-  sluice_monitor_opts d;
-  if (!o) {
-    sluice_monitor_opts_init(&d);
-    o = &d;
+  sluice_monitor_opts local, *o = &local;
+  sluice_monitor_opts_init(&local);
+  if (opts) {
+    sluice_status st0 = sluicep_opts_take(&local, sizeof local, opts, "sluice_monitor_opts", err);
+    if (st0 != SLUICE_OK) return st0;
   }
-  if (o->profile != SLUICE_MONITOR_SEED && o->profile != SLUICE_MONITOR_CURRENT) {
-    sluicep_set_error(err, SLUICE_INVALID, 0, "unknown monitor profile");
-    return SLUICE_INVALID;
-  }
+  if (o->profile != SLUICE_MONITOR_SEED && o->profile != SLUICE_MONITOR_CURRENT)
+    return sluicep_bad_option(err, "profile must be seed or current");
   sluice_filter *f;
-  sluice_status st = sluicep_filter_alloc(&f, sizeof(monitor), &monitor_vt, sink, mem);
+  sluice_status st = sluicep_filter_alloc(&f, sizeof(monitor), &monitor_vt, sink, mem, err);
   if (st != SLUICE_OK) return st;
   monitor *m = (monitor *)f;
   int cur = o->profile == SLUICE_MONITOR_CURRENT;
@@ -523,37 +524,3 @@ static sluice_status monitor_new_err(sluice_filter **out, const sluice_monitor_o
   return SLUICE_OK;
 }
 
-sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts *o,
-                                 const sluice_sink *sink, const sluice_mem *mem) {
-  return monitor_new_err(out, o, sink, mem, NULL);
-}
-
-static const char *const monitor_keys[] = {
-    "profile", "max_length", "whitespace_interval", "repetition_interval", "whitespace_threshold",
-    "quasi",   "weighted",   "max_history",         NULL};
-
-sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err) {
-  sluice_monitor_opts o;
-  sluice_monitor_opts_init(&o);
-  if (sluicep_opt_check_keys(opts, monitor_keys, err, "monitor")) return SLUICE_INVALID;
-  const char *profile = NULL;
-  if (sluicep_opt_string(opts, "profile", &profile, err) ||
-      sluicep_opt_uint(opts, "max_length", &o.max_length, err) ||
-      sluicep_opt_uint(opts, "whitespace_interval", &o.whitespace_interval, err) ||
-      sluicep_opt_uint(opts, "repetition_interval", &o.repetition_interval, err) ||
-      sluicep_opt_uint(opts, "whitespace_threshold", &o.whitespace_threshold, err) ||
-      sluicep_opt_uint(opts, "max_history", &o.max_history, err) ||
-      (json_object_get(opts, "quasi") && sluicep_opt_bool(opts, "quasi", &o.quasi, err)) ||
-      (json_object_get(opts, "weighted") && sluicep_opt_bool(opts, "weighted", &o.weighted, err)))
-    return SLUICE_INVALID;
-  if (profile && strcmp(profile, "seed") == 0) o.profile = SLUICE_MONITOR_SEED;
-  else if (profile && strcmp(profile, "current") == 0) o.profile = SLUICE_MONITOR_CURRENT;
-  else if (profile) {
-    sluicep_set_error(err, SLUICE_INVALID, 0,
-                      "option \"profile\" must be \"seed\" or \"current\", not \"%s\"", profile);
-    return SLUICE_INVALID;
-  }
-  return monitor_new_err(out, &o, sink, mem, err);
-}

@@ -7,7 +7,6 @@
 
 #include "sluice.h"
 
-#include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,7 +61,8 @@ struct sluice_filter {
 
 /* Allocates a filter struct of `size` bytes (zeroed) with its base set up. */
 sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
-                                   const sluice_sink *sink, const sluice_mem *mem);
+                                   const sluice_sink *sink, const sluice_mem *mem,
+                                   sluice_error *err);
 
 /* Sets the sticky error (the first one wins) and returns its status. */
 sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
@@ -168,42 +168,29 @@ int sluicep_is_space_cp(uint32_t cp);
  * of a whitespace code point (more bytes are needed to decide). */
 size_t sluicep_space_len(const unsigned char *p, size_t n, int *partial);
 
-/* ---------------- options from JSON ----------------
- * Each filter parses its "options" object. The helpers report a wrong type
- * naming the key, into err. They return 0 on success. */
-int sluicep_opt_check_keys(json_t *opts, const char *const *known, sluice_error *err,
-                           const char *filter);
-int sluicep_opt_bool(json_t *opts, const char *key, int *out, sluice_error *err);
-int sluicep_opt_uint(json_t *opts, const char *key, uint64_t *out, sluice_error *err);
-/* *out points into the JSON value (valid while opts lives); NUL bytes are
- * rejected. */
-int sluicep_opt_string(json_t *opts, const char *key, const char **out, sluice_error *err);
+/* ---------------- errors and options ---------------- */
+/* Sets *err (when err is not NULL). */
 void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* SLUICE_BAD_OPTION with a message in *err; returns SLUICE_BAD_OPTION. */
+sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-/* One entry per filter that can be built from protocol options. */
-typedef sluice_status (*sluicep_from_json_fn)(sluice_filter **out, json_t *opts,
-                                              const sluice_sink *sink, const sluice_mem *mem,
-                                              sluice_error *err);
-sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err);
+/* SLUICE_NOMEM with "out of memory creating the <filter> filter". */
+sluice_status sluicep_nomem(sluice_error *err, const char *filter);
 
-/* clean (clean.c) */
-sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err);
+/* Copies a caller's options struct (which starts with its size) into *dst,
+ * a struct of dst_size bytes that init already filled with the defaults:
+ * fields past the caller's size keep them. A size of 0 (never initialized)
+ * or larger than dst_size (a newer header) is SLUICE_BAD_OPTION. */
+sluice_status sluicep_opts_take(void *dst, size_t dst_size, const void *src, const char *type,
+                                sluice_error *err);
+/* Fills o (size bytes) from a full-size struct of defaults. */
+void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
 
-/* For `sluice clean`: 1 if key is a setting of the clean filter's options
- * section ("endpoint", "node", "globals", "sluice"), 0 if not, -1 if the
- * section is unknown. */
-int sluicep_clean_known_key(const char *section, const char *key);
-sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err);
-
-sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err);
-sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                     const sluice_mem *mem, sluice_error *err);
+/* The checks a filter's constructor and a filter that composes it share:
+ * NULL if s is a valid think literal (1 to SLUICE_THINK_MAX_LITERAL bytes),
+ * else why not. */
+const char *sluicep_think_literal_problem(const char *s);
 
 #endif /* SLUICE_PRIVATE_H */

@@ -310,32 +310,31 @@ static void harmony_destroy(sluice_filter *f) {
 static const sluicep_vtable harmony_vt = {"harmony", harmony_feed, harmony_finish,
                                           harmony_destroy};
 
-void sluice_harmony_opts_init(sluice_harmony_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->preamble = SLUICE_TEXT;
-  o->max_header = DEFAULT_MAX_HEADER;
+void sluice_harmony_opts_init_size(sluice_harmony_opts *o, size_t size) {
+  sluice_harmony_opts d;
+  memset(&d, 0, sizeof d);
+  d.preamble = SLUICE_TEXT;
+  d.max_header = DEFAULT_MAX_HEADER;
+  sluicep_opts_init(o, size, &d, sizeof d);
 }
 
-static sluice_status harmony_new_err(sluice_filter **out, const sluice_harmony_opts *o,
-                                     const sluice_sink *sink, const sluice_mem *mem,
-                                     sluice_error *err) {
+sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *opts,
+                                 const sluice_sink *sink, const sluice_mem *mem,
+                                 sluice_error *err) {
   *out = NULL;
-  sluice_harmony_opts d;
-  if (!o) {
-    sluice_harmony_opts_init(&d);
-    o = &d;
+  sluice_harmony_opts local, *o = &local;
+  sluice_harmony_opts_init(&local);
+  if (opts) {
+    sluice_status st0 = sluicep_opts_take(&local, sizeof local, opts, "sluice_harmony_opts", err);
+    if (st0 != SLUICE_OK) return st0;
   }
-  if (o->preamble != SLUICE_TEXT && o->preamble != SLUICE_THOUGHT && o->preamble != SLUICE_OTHER) {
-    sluicep_set_error(err, SLUICE_INVALID, 0, "the preamble channel must be text, thought or other");
-    return SLUICE_INVALID;
-  }
-  if (o->max_header < MIN_MAX_HEADER || o->max_header > MAX_MAX_HEADER) {
-    sluicep_set_error(err, SLUICE_INVALID, 0, "max_header must be between %d and %d bytes",
-                      MIN_MAX_HEADER, MAX_MAX_HEADER);
-    return SLUICE_INVALID;
-  }
+  if (o->preamble != SLUICE_TEXT && o->preamble != SLUICE_THOUGHT && o->preamble != SLUICE_OTHER)
+    return sluicep_bad_option(err, "commentary_preamble must be text, thought or other");
+  if (o->max_header < MIN_MAX_HEADER || o->max_header > MAX_MAX_HEADER)
+    return sluicep_bad_option(err, "max_header must be between %d and %d bytes", MIN_MAX_HEADER,
+                              MAX_MAX_HEADER);
   sluice_filter *f;
-  sluice_status st = sluicep_filter_alloc(&f, sizeof(harmony), &harmony_vt, sink, mem);
+  sluice_status st = sluicep_filter_alloc(&f, sizeof(harmony), &harmony_vt, sink, mem, err);
   if (st != SLUICE_OK) return st;
   harmony *hm = (harmony *)f;
   sluicep_buf_init(&hm->hold, &f->mem);
@@ -347,39 +346,9 @@ static sluice_status harmony_new_err(sluice_filter **out, const sluice_harmony_o
   if (sluicep_buf_reserve(&hm->hold, 2 * MAX_TOKEN) ||
       sluicep_buf_reserve(&hm->head, hm->max_header)) {
     sluice_free(f);
-    return SLUICE_NOMEM;
+    return sluicep_nomem(err, "harmony");
   }
   *out = f;
   return SLUICE_OK;
 }
 
-sluice_status sluice_harmony_new(sluice_filter **out, const sluice_harmony_opts *o,
-                                 const sluice_sink *sink, const sluice_mem *mem) {
-  return harmony_new_err(out, o, sink, mem, NULL);
-}
-
-static const char *const harmony_keys[] = {"commentary_preamble", "max_header", NULL};
-
-sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err) {
-  sluice_harmony_opts o;
-  sluice_harmony_opts_init(&o);
-  if (sluicep_opt_check_keys(opts, harmony_keys, err, "harmony")) return SLUICE_INVALID;
-  const char *pre = NULL;
-  uint64_t mh = o.max_header;
-  if (sluicep_opt_string(opts, "commentary_preamble", &pre, err) ||
-      sluicep_opt_uint(opts, "max_header", &mh, err))
-    return SLUICE_INVALID;
-  if (pre && strcmp(pre, "text") == 0) o.preamble = SLUICE_TEXT;
-  else if (pre && strcmp(pre, "thought") == 0) o.preamble = SLUICE_THOUGHT;
-  else if (pre && strcmp(pre, "other") == 0) o.preamble = SLUICE_OTHER;
-  else if (pre) {
-    sluicep_set_error(err, SLUICE_INVALID, 0,
-                      "option \"commentary_preamble\" must be \"text\", \"thought\" or \"other\", not \"%s\"",
-                      pre);
-    return SLUICE_INVALID;
-  }
-  o.max_header = mh > (uint64_t)MAX_MAX_HEADER ? 0 : (size_t)mh;
-  return harmony_new_err(out, &o, sink, mem, err);
-}

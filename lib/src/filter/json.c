@@ -1367,21 +1367,23 @@ static const sluicep_vtable json_vt = {"json", json_feed, json_finish, json_dest
 
 /* ---------------- construction ---------------- */
 
-void sluice_json_opts_init(sluice_json_opts *o) {
-  memset(o, 0, sizeof *o);
-  o->max_depth = DEFAULT_MAX_DEPTH;
+void sluice_json_opts_init_size(sluice_json_opts *o, size_t size) {
+  sluice_json_opts d;
+  memset(&d, 0, sizeof d);
+  d.max_depth = DEFAULT_MAX_DEPTH;
+  sluicep_opts_init(o, size, &d, sizeof d);
 }
 
-sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
-                              const sluice_sink *sink, const sluice_mem *mem) {
+sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *opts,
+                              const sluice_sink *sink, const sluice_mem *mem, sluice_error *err) {
   *out = NULL;
-  sluice_json_opts defaults;
-  if (!o) {
-    sluice_json_opts_init(&defaults);
-    o = &defaults;
-  }
+  sluice_json_opts local, *o = &local;
+  sluice_json_opts_init(&local);
+  sluice_status st = opts ? sluicep_opts_take(&local, sizeof local, opts, "sluice_json_opts", err)
+                          : SLUICE_OK;
+  if (st != SLUICE_OK) return st;
   sluice_filter *f;
-  sluice_status st = sluicep_filter_alloc(&f, sizeof(json_filter), &json_vt, sink, mem);
+  st = sluicep_filter_alloc(&f, sizeof(json_filter), &json_vt, sink, mem, err);
   if (st != SLUICE_OK) return st;
   json_filter *j = (json_filter *)f;
   sluicep_buf_init(&j->out, &f->mem);
@@ -1395,25 +1397,8 @@ sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
   /* sized once: a held word never grows pend past WORD_HOLD + a code point */
   if (sluicep_buf_reserve(&j->pend, WORD_HOLD + 8)) {
     sluice_free(f);
-    return SLUICE_NOMEM;
+    return sluicep_nomem(err, "json");
   }
   *out = f;
   return SLUICE_OK;
-}
-
-static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", NULL};
-
-sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                     const sluice_mem *mem, sluice_error *err) {
-  sluice_json_opts o;
-  sluice_json_opts_init(&o);
-  uint64_t depth = o.max_depth, bytes = 0;
-  if (sluicep_opt_check_keys(opts, json_keys, err, "json") ||
-      sluicep_opt_bool(opts, "incremental", &o.incremental, err) ||
-      sluicep_opt_uint(opts, "max_depth", &depth, err) ||
-      sluicep_opt_uint(opts, "max_bytes", &bytes, err))
-    return SLUICE_INVALID;
-  o.max_depth = (size_t)depth;
-  o.max_bytes = (size_t)bytes;
-  return sluice_json_new(out, &o, sink, mem);
 }

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---------------- version ---------------- */
+
+const char *sluice_version(void) { return SLUICE_VERSION_STRING; }
+
 /* ---------------- status ---------------- */
 
 static const char *const status_names[] = {
@@ -160,6 +164,44 @@ void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, con
   va_end(ap);
 }
 
+sluice_status sluicep_nomem(sluice_error *err, const char *filter) {
+  sluicep_set_error(err, SLUICE_NOMEM, 0, "out of memory creating the %s filter", filter);
+  return SLUICE_NOMEM;
+}
+
+sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vset_error(err, SLUICE_BAD_OPTION, 0, fmt, ap);
+    va_end(ap);
+  }
+  return SLUICE_BAD_OPTION;
+}
+
+/* ---------------- options structs ---------------- */
+
+void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full) {
+  size_t n = size < full ? size : full;
+  memset(o, 0, size);
+  memcpy(o, defaults, n);
+  memcpy(o, &n, sizeof n); /* the size field comes first in every struct */
+}
+
+sluice_status sluicep_opts_take(void *dst, size_t dst_size, const void *src, const char *type,
+                                sluice_error *err) {
+  size_t n;
+  memcpy(&n, src, sizeof n);
+  if (n < sizeof n)
+    return sluicep_bad_option(err, "%s: call %s_init before setting fields (size is %zu)", type,
+                              type, n);
+  if (n > dst_size)
+    return sluicep_bad_option(err, "%s: the struct (%zu bytes) is from a newer sluice.h than "
+                                   "the library (%zu bytes)", type, n, dst_size);
+  memcpy((char *)dst + sizeof n, (const char *)src + sizeof n, n - sizeof n);
+  return SLUICE_OK;
+}
+
 void sluicep_callback_failed(sluice_filter *f, sluice_channel ch) {
   sluicep_fail(f, SLUICE_CALLBACK, f->fed, "the %s callback returned non-zero",
                sluice_channel_name(ch));
@@ -178,11 +220,12 @@ sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, 
 /* ---------------- the filter life cycle ---------------- */
 
 sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
-                                   const sluice_sink *sink, const sluice_mem *mem) {
+                                   const sluice_sink *sink, const sluice_mem *mem,
+                                   sluice_error *err) {
   *out = NULL;
   sluice_mem m = sluicep_mem_or_default(mem);
   sluice_filter *f = sluicep_calloc(&m, size);
-  if (!f) return SLUICE_NOMEM;
+  if (!f) return sluicep_nomem(err, vt->name);
   f->vt = vt;
   f->mem = m;
   if (sink) f->sink = *sink;

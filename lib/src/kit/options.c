@@ -1,0 +1,359 @@
+/*
+ * options.c: reading a filter's "options" object (the filter protocol's
+ * JSON) into its typed options struct, so every filter reports a bad option
+ * the same way: naming the key and what was expected. The values themselves
+ * are checked once, by the typed constructor in libsluice.
+ */
+#include "kit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *type_name(json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER: return "an integer";
+  case JSON_REAL: return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a boolean";
+  default: return "null";
+  }
+}
+
+static int in_list(const char *const *list, const char *s) {
+  for (size_t i = 0; list[i]; i++)
+    if (strcmp(list[i], s) == 0) return 1;
+  return 0;
+}
+
+int sluicep_opt_check_keys(json_t *opts, const char *const *known, sluice_error *err,
+                           const char *where) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(opts, key, v) {
+    if (!in_list(known, key)) {
+      sluicep_bad_option(err, "unknown option \"%s\" for %s", key, where);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int sluicep_opt_bool(json_t *opts, const char *key, int *out, sluice_error *err) {
+  json_t *v = json_object_get(opts, key);
+  if (!v) return 0;
+  if (!json_is_boolean(v)) {
+    sluicep_bad_option(err, "option \"%s\" must be a boolean, not %s", key, type_name(v));
+    return -1;
+  }
+  *out = json_is_true(v);
+  return 0;
+}
+
+int sluicep_opt_uint(json_t *opts, const char *key, uint64_t *out, sluice_error *err) {
+  json_t *v = json_object_get(opts, key);
+  if (!v) return 0;
+  if (!json_is_integer(v) || json_integer_value(v) < 0) {
+    sluicep_bad_option(err, "option \"%s\" must be a non-negative integer, not %s", key,
+                       json_is_integer(v) ? "a negative integer" : type_name(v));
+    return -1;
+  }
+  *out = (uint64_t)json_integer_value(v);
+  return 0;
+}
+
+int sluicep_opt_size(json_t *opts, const char *key, size_t *out, sluice_error *err) {
+  uint64_t u = *out;
+  if (sluicep_opt_uint(opts, key, &u, err)) return -1;
+  if (u > SIZE_MAX) {
+    sluicep_bad_option(err, "option \"%s\" is too large", key);
+    return -1;
+  }
+  *out = (size_t)u;
+  return 0;
+}
+
+int sluicep_opt_string(json_t *opts, const char *key, const char **out, sluice_error *err) {
+  json_t *v = json_object_get(opts, key);
+  if (!v) return 0;
+  if (!json_is_string(v)) {
+    sluicep_bad_option(err, "option \"%s\" must be a string, not %s", key, type_name(v));
+    return -1;
+  }
+  if (strlen(json_string_value(v)) != json_string_length(v)) {
+    sluicep_bad_option(err, "option \"%s\" must not contain a NUL byte", key);
+    return -1;
+  }
+  *out = json_string_value(v);
+  return 0;
+}
+
+int sluicep_opt_enum(json_t *opts, const char *key, const char *const *names, const int *values,
+                     int *out, sluice_error *err) {
+  const char *s = NULL;
+  if (sluicep_opt_string(opts, key, &s, err)) return -1;
+  if (!s) return 0;
+  for (size_t i = 0; names[i]; i++)
+    if (strcmp(names[i], s) == 0) {
+      *out = values[i];
+      return 0;
+    }
+  char allowed[160] = "";
+  for (size_t i = 0; names[i]; i++) {
+    size_t l = strlen(allowed);
+    snprintf(allowed + l, sizeof allowed - l, "%s\"%s\"",
+             i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+  }
+  sluicep_bad_option(err, "option \"%s\" must be %s, not \"%s\"", key, allowed, s);
+  return -1;
+}
+
+int sluicep_opt_strings(json_t *opts, const char *key, int one_ok, const char **list, size_t max,
+                        size_t *count, sluice_error *err) {
+  json_t *v = json_object_get(opts, key);
+  if (!v) return 0;
+  if (one_ok && json_is_string(v)) {
+    if (sluicep_opt_string(opts, key, &list[0], err)) return -1;
+    *count = 1;
+    return 0;
+  }
+  if (!json_is_array(v) || json_array_size(v) > max) {
+    sluicep_bad_option(err, "option \"%s\" must be %san array of at most %zu strings", key,
+                       one_ok ? "a string or " : "", max);
+    return -1;
+  }
+  for (size_t i = 0; i < json_array_size(v); i++) {
+    json_t *s = json_array_get(v, i);
+    if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s)) {
+      sluicep_bad_option(err, "option \"%s\" must hold strings without NUL bytes (item %zu)", key,
+                         i);
+      return -1;
+    }
+    list[i] = json_string_value(s);
+  }
+  *count = json_array_size(v);
+  return 0;
+}
+
+int sluicep_opt_missing_close(json_t *opts, const char *key, sluice_missing_close *out,
+                              sluice_error *err) {
+  static const char *const names[] = {"empty", "keep", NULL};
+  static const int values[] = {SLUICE_MISSING_CLOSE_EMPTY, SLUICE_MISSING_CLOSE_KEEP};
+  int v = (int)*out;
+  if (sluicep_opt_enum(opts, key, names, values, &v, err)) return -1;
+  *out = (sluice_missing_close)v;
+  return 0;
+}
+
+/* ---------------- think ---------------- */
+
+static const char *const think_keys[] = {
+    "mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
+    "grace_period", "expect_only_closing", "missing_close", "max_block", NULL};
+static const char *const think_channel_only[] = {"tags", "pairs", "start_in", NULL};
+static const char *const think_anchored_only[] = {"start_tag", "end_tag", "grace_period",
+                                                  "expect_only_closing", "missing_close",
+                                                  "max_block", NULL};
+
+sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                      const sluice_mem *mem, sluice_error *err) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  static const char *const modes[] = {"channel", "anchored", NULL};
+  static const int mode_values[] = {SLUICE_THINK_CHANNEL, SLUICE_THINK_ANCHORED};
+  int mode = (int)o.mode;
+  if (sluicep_opt_check_keys(opts, think_keys, err, "filter think") ||
+      sluicep_opt_enum(opts, "mode", modes, mode_values, &mode, err))
+    return SLUICE_BAD_OPTION;
+  o.mode = (sluice_think_mode)mode;
+  const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? think_anchored_only
+                                                            : think_channel_only;
+  for (size_t i = 0; wrong[i]; i++)
+    if (json_object_get(opts, wrong[i]))
+      return sluicep_bad_option(err, "option \"%s\" does not apply to mode %s", wrong[i],
+                                modes[o.mode == SLUICE_THINK_CHANNEL ? 0 : 1]);
+  const char *tags[SLUICE_THINK_MAX_TAGS];
+  sluice_pair pairs[SLUICE_THINK_MAX_TAGS];
+  if (sluicep_opt_bool(opts, "case_insensitive", &o.case_insensitive, err) ||
+      sluicep_opt_string(opts, "start_in", &o.start_in, err) ||
+      sluicep_opt_string(opts, "start_tag", &o.start_tag, err) ||
+      sluicep_opt_string(opts, "end_tag", &o.end_tag, err) ||
+      sluicep_opt_uint(opts, "grace_period", &o.grace_period, err) ||
+      sluicep_opt_bool(opts, "expect_only_closing", &o.expect_only_closing, err) ||
+      sluicep_opt_missing_close(opts, "missing_close", &o.missing_close, err) ||
+      sluicep_opt_size(opts, "max_block", &o.max_block, err) ||
+      sluicep_opt_strings(opts, "tags", 0, tags, SLUICE_THINK_MAX_TAGS, &o.ntags, err))
+    return SLUICE_BAD_OPTION;
+  if (json_object_get(opts, "tags")) o.tags = tags;
+  json_t *jp = json_object_get(opts, "pairs");
+  if (jp) {
+    if (!json_is_array(jp) || json_array_size(jp) > SLUICE_THINK_MAX_TAGS)
+      return sluicep_bad_option(
+          err, "option \"pairs\" must be an array of at most %d [open, close] pairs",
+          SLUICE_THINK_MAX_TAGS);
+    for (size_t i = 0; i < json_array_size(jp); i++) {
+      json_t *v = json_array_get(jp, i);
+      json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+      if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(a) ||
+          !json_is_string(b) || strlen(json_string_value(a)) != json_string_length(a) ||
+          strlen(json_string_value(b)) != json_string_length(b))
+        return sluicep_bad_option(
+            err, "option \"pairs\" must hold [open, close] pairs of strings (item %zu)", i);
+      pairs[i].open = json_string_value(a);
+      pairs[i].close = json_string_value(b);
+    }
+    o.pairs = pairs;
+    o.npairs = json_array_size(jp);
+  }
+  return sluice_think_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- clean ----------------
+ * {"endpoint": {...}, "node": {...}, "globals": {...}, "sluice": {...}}: the
+ * proxy's own keys, so its users can point at their settings; "sluice" holds
+ * what the proxy has no key for. */
+
+static const char *const clean_top_keys[] = {"endpoint", "node", "globals", "sluice", NULL};
+static const char *const clean_endpoint_keys[] = {"removeThinking",
+                                                  "startThinkTag",
+                                                  "endThinkTag",
+                                                  "openingTagGracePeriod",
+                                                  "expectOnlyClosingThinkTag",
+                                                  "removeCustomTextFromResponseStartEndpointWide",
+                                                  "responseStartTextToRemoveEndpointWide",
+                                                  "trimBeginningAndEndLineBreaks",
+                                                  NULL};
+static const char *const clean_node_keys[] = {"removeCustomTextFromResponseStart",
+                                              "responseStartTextToRemove",
+                                              "addDiscussionIdTimestampsForLLM", NULL};
+static const char *const clean_globals_keys[] = {"chatCompleteAddUserAssistant",
+                                                 "chatCompleteAddMissingAssistant", NULL};
+static const char *const clean_sluice_keys[] = {"missing_close", "max_block", "max_whitespace",
+                                                NULL};
+
+static const struct {
+  const char *name;
+  const char *const *keys;
+} clean_sections[] = {{"endpoint", clean_endpoint_keys},
+                      {"node", clean_node_keys},
+                      {"globals", clean_globals_keys},
+                      {"sluice", clean_sluice_keys}};
+
+int sluicep_clean_known_key(const char *section, const char *key) {
+  for (size_t i = 0; i < sizeof clean_sections / sizeof clean_sections[0]; i++)
+    if (strcmp(clean_sections[i].name, section) == 0)
+      return in_list(clean_sections[i].keys, key);
+  return -1;
+}
+
+sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                      const sluice_mem *mem, sluice_error *err) {
+  sluice_clean_opts o;
+  sluice_clean_opts_init(&o);
+  if (sluicep_opt_check_keys(opts, clean_top_keys, err, "filter clean")) return SLUICE_BAD_OPTION;
+  /* A missing section reads as {}: every getter then leaves its default. */
+  json_t *sec[4];
+  for (size_t i = 0; i < 4; i++) {
+    sec[i] = json_object_get(opts, clean_sections[i].name);
+    if (!sec[i]) continue;
+    if (!json_is_object(sec[i]))
+      return sluicep_bad_option(err, "option \"%s\" must be an object", clean_sections[i].name);
+    char where[48];
+    snprintf(where, sizeof where, "filter clean (in \"%s\")", clean_sections[i].name);
+    if (sluicep_opt_check_keys(sec[i], clean_sections[i].keys, err, where))
+      return SLUICE_BAD_OPTION;
+  }
+  json_t *ep = sec[0], *nd = sec[1], *gl = sec[2], *sl = sec[3];
+  const char *node_list[SLUICE_CLEAN_MAX_PREFIXES], *ep_list[SLUICE_CLEAN_MAX_PREFIXES];
+  int rc = sluicep_opt_bool(ep, "removeThinking", &o.remove_thinking, err) ||
+           sluicep_opt_string(ep, "startThinkTag", &o.start_think_tag, err) ||
+           sluicep_opt_string(ep, "endThinkTag", &o.end_think_tag, err) ||
+           sluicep_opt_uint(ep, "openingTagGracePeriod", &o.grace_period, err) ||
+           sluicep_opt_bool(ep, "expectOnlyClosingThinkTag", &o.expect_only_closing, err) ||
+           sluicep_opt_bool(ep, "removeCustomTextFromResponseStartEndpointWide",
+                            &o.remove_endpoint_prefixes, err) ||
+           sluicep_opt_strings(ep, "responseStartTextToRemoveEndpointWide", 1, ep_list,
+                               SLUICE_CLEAN_MAX_PREFIXES, &o.n_endpoint_prefixes, err) ||
+           sluicep_opt_bool(ep, "trimBeginningAndEndLineBreaks", &o.trim, err) ||
+           sluicep_opt_bool(nd, "removeCustomTextFromResponseStart", &o.remove_node_prefixes,
+                            err) ||
+           sluicep_opt_strings(nd, "responseStartTextToRemove", 1, node_list,
+                               SLUICE_CLEAN_MAX_PREFIXES, &o.n_node_prefixes, err) ||
+           sluicep_opt_bool(nd, "addDiscussionIdTimestampsForLLM", &o.remove_timestamp, err) ||
+           sluicep_opt_bool(gl, "chatCompleteAddUserAssistant", &o.add_user_assistant, err) ||
+           sluicep_opt_bool(gl, "chatCompleteAddMissingAssistant", &o.add_missing_assistant,
+                            err) ||
+           sluicep_opt_missing_close(sl, "missing_close", &o.missing_close, err) ||
+           sluicep_opt_size(sl, "max_block", &o.max_block, err) ||
+           sluicep_opt_size(sl, "max_whitespace", &o.max_whitespace, err);
+  if (rc) return SLUICE_BAD_OPTION;
+  o.node_prefixes = node_list;
+  o.endpoint_prefixes = ep_list;
+  return sluice_clean_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- harmony ---------------- */
+
+static const char *const harmony_keys[] = {"commentary_preamble", "max_header", NULL};
+
+sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err) {
+  sluice_harmony_opts o;
+  sluice_harmony_opts_init(&o);
+  static const char *const names[] = {"text", "thought", "other", NULL};
+  static const int values[] = {SLUICE_TEXT, SLUICE_THOUGHT, SLUICE_OTHER};
+  int pre = (int)o.preamble;
+  if (sluicep_opt_check_keys(opts, harmony_keys, err, "filter harmony") ||
+      sluicep_opt_enum(opts, "commentary_preamble", names, values, &pre, err) ||
+      sluicep_opt_size(opts, "max_header", &o.max_header, err))
+    return SLUICE_BAD_OPTION;
+  o.preamble = (sluice_channel)pre;
+  return sluice_harmony_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- monitor ---------------- */
+
+static const char *const monitor_keys[] = {
+    "profile", "max_length", "whitespace_interval", "repetition_interval", "whitespace_threshold",
+    "quasi",   "weighted",   "max_history",         NULL};
+
+sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err) {
+  sluice_monitor_opts o;
+  sluice_monitor_opts_init(&o);
+  static const char *const names[] = {"seed", "current", NULL};
+  static const int values[] = {SLUICE_MONITOR_SEED, SLUICE_MONITOR_CURRENT};
+  int profile = (int)o.profile;
+  if (sluicep_opt_check_keys(opts, monitor_keys, err, "filter monitor") ||
+      sluicep_opt_enum(opts, "profile", names, values, &profile, err) ||
+      sluicep_opt_uint(opts, "max_length", &o.max_length, err) ||
+      sluicep_opt_uint(opts, "whitespace_interval", &o.whitespace_interval, err) ||
+      sluicep_opt_uint(opts, "repetition_interval", &o.repetition_interval, err) ||
+      sluicep_opt_uint(opts, "whitespace_threshold", &o.whitespace_threshold, err) ||
+      sluicep_opt_uint(opts, "max_history", &o.max_history, err) ||
+      sluicep_opt_bool(opts, "quasi", &o.quasi, err) ||
+      sluicep_opt_bool(opts, "weighted", &o.weighted, err))
+    return SLUICE_BAD_OPTION;
+  o.profile = (sluice_monitor_profile)profile;
+  return sluice_monitor_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- json ---------------- */
+
+static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", NULL};
+
+sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                     const sluice_mem *mem, sluice_error *err) {
+  sluice_json_opts o;
+  sluice_json_opts_init(&o);
+  if (sluicep_opt_check_keys(opts, json_keys, err, "filter json") ||
+      sluicep_opt_bool(opts, "incremental", &o.incremental, err) ||
+      sluicep_opt_size(opts, "max_depth", &o.max_depth, err) ||
+      sluicep_opt_size(opts, "max_bytes", &o.max_bytes, err))
+    return SLUICE_BAD_OPTION;
+  return sluice_json_new(out, &o, sink, mem, err);
+}
