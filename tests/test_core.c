@@ -10,6 +10,8 @@
 
 #include "../lib/src/core/sluice_private.h"
 #include "sluice.h"
+#include "outcmp.h"
+#include "rng.h"
 #include "testutil.h"
 
 /* ---------------- a collector with per-channel strings ---------------- */
@@ -19,27 +21,10 @@ typedef struct result {
   sluice_status st;
 } result;
 
-static void channel(const sluice_output *o, sluice_channel ch, const char **p, size_t *n) {
-  *p = sluice_output_channel(o, ch, n);
-}
-
+/* The one comparison of two collectors (tools/common/outcmp.c). */
 static int same_output(const sluice_output *a, const sluice_output *b) {
-  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    const char *pa, *pb;
-    size_t na, nb;
-    channel(a, (sluice_channel)c, &pa, &na);
-    channel(b, (sluice_channel)c, &pb, &nb);
-    if (na != nb || memcmp(pa, pb, na) != 0) return 0;
-  }
-  if (sluice_output_event_count(a) != sluice_output_event_count(b)) return 0;
-  for (size_t i = 0; i < sluice_output_event_count(a); i++) {
-    const sluice_event *x = sluice_output_event(a, i), *y = sluice_output_event(b, i);
-    if (x->type != y->type || x->complete != y->complete || x->offset != y->offset ||
-        x->length != y->length || x->name_len != y->name_len ||
-        memcmp(x->name, y->name, x->name_len) != 0)
-      return 0;
-  }
-  return 1;
+  char why[200];
+  return output_compare(a, b, 1, why, sizeof why) == 0;
 }
 
 /* ---------------- statuses ---------------- */
@@ -209,13 +194,8 @@ static void test_failure_injection(void) {
 
 /* ---------------- randomized split invariance ---------------- */
 
-static uint64_t rng = 0x243F6A8885A308D3ULL;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+static sluice_rng rng;
+static uint64_t next(void) { return sluice_rng_next(&rng); }
 
 static const char *const pieces[] = {
     "<", ">", "/", "think", "</think>", "<think>", "<thinking>", "</thinking>", "reasoning",
@@ -377,6 +357,7 @@ static void test_whitespace(void) {
 }
 
 int main(void) {
+  rng = sluice_rng_seed(0x243F6A8885A308D3ULL);
   test_statuses();
   test_sticky_errors();
   test_held();
