@@ -68,7 +68,6 @@ static char *dump(json_t *o) {
 
 /* chunky: each chunk through the filter alone, the answers joined. */
 static void chunky(json_t *req) {
-  static const char *const keys[] = {"text", "thought", "other", "markup", "dropped"};
   json_t *chunks = json_object_get(req, "chunks");
   const char *ck = chunks ? "chunks" : "chunks_b64";
   if (!chunks) chunks = json_object_get(req, "chunks_b64");
@@ -94,7 +93,7 @@ static void chunky(json_t *req) {
     }
     for (int k = 0; k < 5; k++) {
       tbytes b;
-      bytes_field_get(a, keys[k], &b);
+      bytes_field_get(a, sluice_channel_name((sluice_channel)k), &b);
       tbuf_xadd(&acc[k], b.p, b.n);
       free(b.p);
     }
@@ -120,7 +119,7 @@ static void chunky(json_t *req) {
   } else {
     jw_key(&w, "ok");
     jw_bool(&w, 1);
-    for (int k = 0; k < 5; k++) jw_bytes_field(&w, keys[k], acc[k].p ? acc[k].p : "", acc[k].n);
+    for (int k = 0; k < 5; k++) jw_bytes_field(&w, sluice_channel_name((sluice_channel)k), acc[k].p ? acc[k].p : "", acc[k].n);
     char *e = dump(events);
     jw_key(&w, "events");
     jw_raw(&w, e, strlen(e));

@@ -7,8 +7,6 @@
 
 #include "bytes.h"
 
-static const char *const chan_key[SLUICE_CHANNEL_COUNT] = {"text", "thought", "other", "markup",
-                                                           "dropped"};
 /* Byte fields inside events. */
 static const char *const event_byte_keys[] = {"text", "data", "event", "id"};
 
@@ -177,10 +175,10 @@ void answer_from_json(answer *a, json_t *obj) {
     return;
   }
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    int rc = bytes_field_get(obj, chan_key[c], &a->chan[c]);
+    int rc = bytes_field_get(obj, sluice_channel_name((sluice_channel)c), &a->chan[c]);
     if (rc < 0) {
       add_problem(a, "the \"%s\" field is malformed (not a string, both forms, or bad base64)",
-                  chan_key[c]);
+                  sluice_channel_name((sluice_channel)c));
       free(a->chan[c].p);
       a->chan[c].p = xstrdup("");
       a->chan[c].n = 0;
@@ -226,7 +224,7 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
   }
   a->ok = 1;
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    json_t *spec = json_object_get(ex, chan_key[c]);
+    json_t *spec = json_object_get(ex, sluice_channel_name((sluice_channel)c));
     a->chan_present |= 1u << c;
     if (!spec) {
       a->chan[c].p = xstrdup("");
@@ -234,7 +232,7 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
     }
     char tmp[300];
     if (bytes_from_spec(spec, &a->chan[c], tmp, sizeof tmp)) {
-      snprintf(why, wl, "expect.%s: %s", chan_key[c], tmp);
+      snprintf(why, wl, "expect.%s: %s", sluice_channel_name((sluice_channel)c), tmp);
       return -1;
     }
   }
@@ -352,7 +350,7 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
       nd++;
       if (out) {
         show(&es, e->p, e->n, max);
-        line_pair(out, indent, chan_key[c], es.p,
+        line_pair(out, indent, sluice_channel_name((sluice_channel)c), es.p,
                   "(missing: every channel field must be present, even when empty)");
       }
       continue;
@@ -365,7 +363,7 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
       while (k < e->n && k < a->n && e->p[k] == a->p[k]) k++;
       show(&es, e->p, e->n, max);
       show(&as, a->p, a->n, max);
-      line_pair(out, indent, chan_key[c], es.p, as.p);
+      line_pair(out, indent, sluice_channel_name((sluice_channel)c), es.p, as.p);
       if (e->n > max || a->n > max)
         tbuf_xprintf(out, "%s%-9s (%zu and %zu bytes; they differ from byte %zu)\n", indent, "",
                      e->n, a->n, k);

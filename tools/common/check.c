@@ -10,8 +10,6 @@
 #include "jsonw.h"
 #include "reference.h"
 
-static const char *const chan_key[SLUICE_CHANNEL_COUNT] = {"text", "thought", "other", "markup",
-                                                           "dropped"};
 
 void check_opts_default(check_opts *o) {
   memset(o, 0, sizeof *o);
@@ -790,7 +788,7 @@ static void run_session(cctx *x, const chunking *k) {
         if (a == b || (a + slack == b && a <= b)) continue;
         tbuf_xprintf(&lat, "after feed %zu of %zu (%zu bytes fed), %s: released %zu bytes, "
                            "the reference %zu: ",
-                     i + 1, k->n, fed, chan_key[ch], a, b);
+                     i + 1, k->n, fed, sluice_channel_name((sluice_channel)ch), a, b);
         if (a < b)
           tbuf_xprintf(&lat, "the implementation holds back %zu bytes that no rule can still "
                              "change",

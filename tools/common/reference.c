@@ -7,8 +7,6 @@
 
 #include "bytes.h"
 
-static const char *const chan_key[SLUICE_CHANNEL_COUNT] = {"text", "thought", "other", "markup",
-                                                           "dropped"};
 
 void refrun_open(refrun *r, sluice_output *out, const char *filter, const char *options,
                  size_t options_len) {
@@ -163,7 +161,7 @@ int refrun_write(refrun *r, jsonw *w, int delta) {
     size_t from = delta ? r->chan_sent[c] : 0;
     /* A delta may end inside a UTF-8 sequence (it then goes as base64):
      * the bytes are released the moment no rule can change them. */
-    jw_bytes_field(w, chan_key[c], p + from, n - from);
+    jw_bytes_field(w, sluice_channel_name((sluice_channel)c), p + from, n - from);
     r->chan_sent[c] = n;
   }
   size_t tl;

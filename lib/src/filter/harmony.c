@@ -6,7 +6,7 @@
  *   <|start|>ROLE [to=X] <|channel|>NAME [to=X] [TYPE] <|constrain|>TYPE <|message|>
  *   ...content...  <|end|> | <|return|> | <|call|>
  *
- * State machine (after the anchors' proposal, with the decisions below):
+ * State machine (DESIGN §2 harmony, with the decisions below):
  *
  *   BODY(sink)  literal         -> sink
  *               <|start|>       -> HEADER (role part)
