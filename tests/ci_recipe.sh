@@ -47,7 +47,7 @@ while i < len(lines):
         ind, body = len(m.group(1)) + 2, []
         i += 1
         while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > ind - 2 and not re.match(r"^\s*- ", lines[i])):
-            body.append(lines[i][ind + 2:] if len(lines[i]) > ind else "")
+            body.append(lines[i][ind:] if len(lines[i]) > ind else "")
             i += 1
         steps.append("\n".join(body).strip() + "\n")
         continue
