@@ -68,6 +68,7 @@ int cmd_proto(int argc, char **argv) {
     }
     i++;
   }
+  proto_watch_jansson_memory();
   proto_server ps;
   if (proto_server_init(&ps, (size_t)max_answer)) {
     fprintf(stderr, "sluice proto: out of memory\n");
@@ -76,7 +77,7 @@ int cmd_proto(int argc, char **argv) {
   /* Lines are read in blocks; a line past max_line is skipped to its end
    * and answered with "limit", never held whole. */
   tbuf buf = {0};
-  int skipping = 0, rc = 0;
+  int skipping = 0, nomem = 0, rc = 0;
   char block[65536];
   for (;;) {
     ssize_t r = read(0, block, sizeof block);
@@ -89,7 +90,9 @@ int cmd_proto(int argc, char **argv) {
     if (r == 0) {
       /* A last line without a newline is still a request. */
       if (!skipping && buf.n && proto_serve(&ps, buf.p, buf.n, emit_stdout, NULL)) rc = 1;
-      if (skipping && proto_line_too_long(emit_stdout, NULL, (size_t)max_line)) rc = 1;
+      if (skipping && (nomem ? proto_line_nomem(emit_stdout, NULL)
+                             : proto_line_too_long(emit_stdout, NULL, (size_t)max_line)))
+        rc = 1;
       break;
     }
     const char *p = block;
@@ -102,15 +105,16 @@ int cmd_proto(int argc, char **argv) {
           skipping = 1;
           buf.n = 0;
         } else if (tbuf_add(&buf, p, take)) {
-          fprintf(stderr, "sluice proto: out of memory reading a request\n");
-          skipping = 1; /* answered as too long for this server */
-          buf.n = 0;
+          skipping = nomem = 1; /* the rest of the line is skipped, then answered */
+          tbuf_free(&buf);
         }
       }
       if (!nl) break;
       if (skipping) {
-        if (proto_line_too_long(emit_stdout, NULL, (size_t)max_line)) rc = 1;
-        skipping = 0;
+        if (nomem ? proto_line_nomem(emit_stdout, NULL)
+                  : proto_line_too_long(emit_stdout, NULL, (size_t)max_line))
+          rc = 1;
+        skipping = nomem = 0;
       } else {
         size_t len = buf.n;
         if (len && buf.p[len - 1] == '\r') len--;

@@ -844,6 +844,7 @@ static void run_session(cctx *x, const chunking *k) {
     }
     if (!output_failed && lat.n && x->o->latency != LAT_OFF) {
       case_result *r = x->r;
+      while (lat.n && lat.p[lat.n - 1] == '\n') lat.p[--lat.n] = '\0';
       if (!r->latency_report.n) {
         tbuf_xprintf(&r->latency_report, "latency, split mode %s (%zu feeds): ",
                      split_mode_names[x->mode], k->n);
@@ -858,6 +859,42 @@ static void run_session(cctx *x, const chunking *k) {
   }
   answer_free(&acc);
   tbuf_free(&lat);
+}
+
+/* The recorded chunking: known to both sides, so json snapshots (one per
+ * feed) are compared too, with the library's for the same chunking. */
+static void run_recorded(cctx *x) {
+  const chunking *k = &x->c->recorded;
+  answer a, lib;
+  request_sync(x, k, &a);
+  x->r->modes[M_RECORDED].chunkings++;
+  x->r->chunkings++;
+  if (x->aborted) {
+    answer_free(&a);
+    return;
+  }
+  reference_answer(x->c->filter, x->c->options, x->c->input.p, k, x->t->lockstep, &lib);
+  answer want = *x->ref; /* shallow: the expected answer with the library's snapshots */
+  want.snapshots = lib.snapshots;
+  diff_opts d = x->d;
+  d.snapshots = 1;
+  if (answer_diff(&want, &a, &d, NULL, "") != 0) {
+    if (answer_diff(x->ref, &a, &x->d, NULL, "") != 0) {
+      judge(x, k, &a); /* an output failure, reported as in every mode */
+    } else {
+      case_result *r = x->r;
+      r->status = CASE_FAIL;
+      r->modes[M_RECORDED].failed = 1;
+      tbuf_xadds(&r->report, "split mode recorded; the case's chunking: ");
+      show_chunking(x, &r->report, k);
+      tbuf_xadds(&r->report, "\n");
+      answer_diff(&want, &a, &d, &r->report, "");
+      tbuf_xprintf(&r->report, "source: %s\n", x->c->source);
+      failure_head(x, "%s", "split mode recorded: the snapshots differ");
+    }
+  }
+  answer_free(&a);
+  answer_free(&lib);
 }
 
 static void run_stream_mode(cctx *x, split_mode m) {
@@ -927,6 +964,7 @@ void check_case(target *t, const tcase *c, const check_opts *o, case_result *r) 
     x.mode = (split_mode)m;
     size_t before = r->chunkings;
     if (split_mode_streams((split_mode)m)) run_stream_mode(&x, (split_mode)m);
+    else if (m == M_RECORDED) run_recorded(&x);
     else run_batch_mode(&x, (split_mode)m);
     r->modes[m].run = r->chunkings > before;
     r->modes[m].seconds = now_seconds() - m0;

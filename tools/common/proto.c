@@ -57,6 +57,34 @@ static int emit_fixed(proto_emit_fn emit, void *user, const char *id, const char
   return rc;
 }
 
+int proto_line_nomem(proto_emit_fn emit, void *user) {
+  return emit_fixed(emit, user, "null", "nomem", "out of memory reading the request line");
+}
+
+/* ---------------- jansson's memory ---------------- */
+
+static _Atomic unsigned long jansson_failures;
+
+static void *counting_malloc(size_t n) {
+  void *p = malloc(n);
+  if (!p) jansson_failures++;
+  return p;
+}
+
+void proto_watch_jansson_memory(void) { json_set_alloc_funcs(counting_malloc, free); }
+
+/* Whether the lexer's memory for a line of n bytes is there: its token
+ * buffer doubles, and the value is copied, so a few times n at once. The
+ * probe is freed at once (large blocks go back to the system), so this is
+ * a check, not a reservation. */
+static int room_to_parse(size_t n) {
+  if (n < ((size_t)1 << 20)) return 1;
+  if (n > (SIZE_MAX - ((size_t)1 << 20)) / 6) return 0;
+  void *p = malloc(6 * n + ((size_t)1 << 20));
+  free(p);
+  return p != NULL;
+}
+
 int proto_line_too_long(proto_emit_fn emit, void *user, size_t max_line) {
   char msg[160];
   snprintf(msg, sizeof msg, "the request line is longer than %zu bytes (--max-line)", max_line);
@@ -156,7 +184,14 @@ static const char *check_request(json_t *req, tbytes **chunks, size_t *nchunks, 
 
 int proto_serve(proto_server *s, const char *line, size_t n, proto_emit_fn emit, void *user) {
   json_error_t jerr;
+  if (!room_to_parse(n)) return emit_fixed(emit, user, "null", "nomem", "out of memory reading the request");
+  unsigned long failures = jansson_failures;
   json_t *req = json_loadb(line, n, JSON_ALLOW_NUL, &jerr);
+  if (jansson_failures != failures) {
+    /* Whatever jansson made of it, part of the line was lost. */
+    json_decref(req);
+    return emit_fixed(emit, user, "null", "nomem", "out of memory reading the request");
+  }
   if (!req) {
     if (json_error_code(&jerr) == json_error_out_of_memory)
       return emit_fixed(emit, user, "null", "nomem", "out of memory reading the request");

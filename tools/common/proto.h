@@ -31,5 +31,15 @@ void proto_server_free(proto_server *s);
 int proto_serve(proto_server *s, const char *line, size_t n, proto_emit_fn emit, void *user);
 /* The answer to a line longer than the server accepts (its id unknown). */
 int proto_line_too_long(proto_emit_fn emit, void *user, size_t max_line);
+/* The answer to a line that could not be read for lack of memory. */
+int proto_line_nomem(proto_emit_fn emit, void *user);
+
+/* Routes jansson's allocations through a wrapper that counts failures, so
+ * that a request jansson could not read for lack of memory is answered
+ * "nomem" (jansson 2.14's lexer ignores some failed allocations and then
+ * reports a wrong parse error, or crashes; proto_serve also checks that a
+ * large line's memory is there before parsing it). Call once, before any
+ * other jansson call; for a server process. */
+void proto_watch_jansson_memory(void);
 
 #endif

@@ -23,10 +23,21 @@ static void take_error(refrun *r) {
   r->st = e->status;
 }
 
+/* The collector's own failure (it stops the filter as a callback would)
+ * is reported as what it is. */
+static int collector_failed(refrun *r) {
+  if (sluice_output_status(r->out) == SLUICE_OK) return 0;
+  r->st = r->err.status = SLUICE_NOMEM;
+  snprintf(r->err.message, sizeof r->err.message, "out of memory collecting the output");
+  r->err.offset = r->f ? sluice_fed(r->f) : 0;
+  return 1;
+}
+
 sluice_status refrun_feed(refrun *r, const void *p, size_t n) {
   if (r->st != SLUICE_OK) return r->st;
-  if (sluice_feed(r->f, p, n) != SLUICE_OK) take_error(r);
-  else if (sluice_output_status(r->out) != SLUICE_OK) {
+  if (sluice_feed(r->f, p, n) != SLUICE_OK) {
+    if (!collector_failed(r)) take_error(r);
+  } else if (sluice_output_status(r->out) != SLUICE_OK) {
     r->st = SLUICE_NOMEM;
     snprintf(r->err.message, sizeof r->err.message, "out of memory collecting the output");
     r->err.offset = sluice_fed(r->f);
@@ -40,7 +51,7 @@ sluice_status refrun_finish(refrun *r) {
   if (r->st != SLUICE_OK) return r->st;
   r->finished = 1;
   if (sluice_finish(r->f) != SLUICE_OK) {
-    take_error(r);
+    if (!collector_failed(r)) take_error(r);
     return r->st;
   }
   if (sluice_output_status(r->out) != SLUICE_OK) {
