@@ -57,29 +57,24 @@ foreach(exe consumer consumer_static)
 endforeach()
 
 # pkg-config, from the moved prefix: a filters-only program links without
-# jansson; a kit program links with it.
-execute_process(COMMAND env PKG_CONFIG_PATH=${libdir}/pkgconfig pkg-config --cflags --libs sluice
-                RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
-check("pkg-config sluice failed: ${flags}" rc EQUAL 0)
-check("pkg-config sluice does not point into the moved prefix: ${flags}" flags MATCHES "${prefix}")
-check("pkg-config sluice mentions jansson: ${flags}" NOT flags MATCHES "jansson")
-separate_arguments(flags UNIX_COMMAND "${flags}")
-execute_process(COMMAND cc -std=c11 ${SRC}/tests/consumer/consumer.c ${flags} -o ${root}/pc_consumer
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-check("compiling against pkg-config sluice failed:\n${out}" rc EQUAL 0)
-execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ${root}/pc_consumer RESULT_VARIABLE rc
-                OUTPUT_VARIABLE out ERROR_VARIABLE out)
-check("the pkg-config consumer failed:\n${out}" rc EQUAL 0)
-execute_process(COMMAND env PKG_CONFIG_PATH=${libdir}/pkgconfig pkg-config --cflags --libs sluice-kit
-                RESULT_VARIABLE rc OUTPUT_VARIABLE kflags OUTPUT_STRIP_TRAILING_WHITESPACE)
-check("pkg-config sluice-kit failed: ${kflags}" rc EQUAL 0)
-separate_arguments(kflags UNIX_COMMAND "${kflags}")
-execute_process(COMMAND cc -std=c11 ${SRC}/tests/consumer/kit_consumer.c ${kflags} -o ${root}/pc_kit
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-check("compiling against pkg-config sluice-kit failed:\n${out}" rc EQUAL 0)
-execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ${root}/pc_kit RESULT_VARIABLE rc
-                OUTPUT_VARIABLE out ERROR_VARIABLE out)
-check("the pkg-config kit consumer failed:\n${out}" rc EQUAL 0)
+# jansson; a kit program links with it. Each is compiled and run.
+function(pc_program pc source out)
+  execute_process(COMMAND env PKG_CONFIG_PATH=${libdir}/pkgconfig pkg-config --cflags --libs ${pc}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
+  check("pkg-config ${pc} failed: ${flags}" rc EQUAL 0)
+  check("pkg-config ${pc} does not point into the moved prefix: ${flags}" flags MATCHES "${prefix}")
+  set(${out}_flags "${flags}" PARENT_SCOPE)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  execute_process(COMMAND cc -std=c11 ${SRC}/tests/consumer/${source} ${flags} -o ${root}/${out}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  check("compiling ${source} against pkg-config ${pc} failed:\n${log}" rc EQUAL 0)
+  execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ${root}/${out} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  check("${out} (pkg-config ${pc}) failed:\n${log}" rc EQUAL 0)
+endfunction()
+pc_program(sluice consumer.c pc_consumer)
+check("pkg-config sluice mentions jansson: ${pc_consumer_flags}" NOT pc_consumer_flags MATCHES "jansson")
+pc_program(sluice-kit kit_consumer.c pc_kit)
 
 # The moved command finds the suites beside it: a suite that exists only
 # in the moved prefix is found and passes.

@@ -93,10 +93,10 @@ int cmd_clean(int argc, char **argv) {
     return 2;
   }
   tbytes opts;
-  int rc = read_all(cf, &opts, 16 << 20);
+  int read_rc = read_all(cf, &opts, 16 << 20);
   int read_errno = errno;
   fclose(cf);
-  if (rc) {
+  if (read_rc) {
     fprintf(stderr, "sluice clean: cannot read %s: %s\n", config,
             read_errno == EFBIG ? "larger than 16 MiB" : strerror(read_errno));
     return 2;
@@ -115,48 +115,11 @@ int cmd_clean(int argc, char **argv) {
     fprintf(stderr, "sluice clean: %s: %s\n", config, err.message);
     return 2;
   }
-  if (stream) {
-    char buf[4096];
-    for (;;) {
-      ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        fprintf(stderr, "sluice clean: reading standard input: %s\n", strerror(errno));
-        sluice_free(f);
-        return 1;
-      }
-      if (r == 0) break;
-      st = sluice_feed(f, buf, (size_t)r);
-      if (st != SLUICE_OK) break;
-      if (fflush(stdout) != 0) { /* what was released is shown at once */
-        st = SLUICE_CALLBACK;
-        break;
-      }
-    }
-    if (st == SLUICE_OK) st = sluice_finish(f);
-  } else {
-    tbytes in;
-    if (read_all(stdin, &in, 0)) {
-      fprintf(stderr, "sluice clean: cannot read standard input: %s\n", strerror(errno));
-      sluice_free(f);
-      return 1;
-    }
-    st = sluice_once(f, in.p, in.n);
-    free(in.p);
-  }
-  if (st == SLUICE_CALLBACK) {
-    fprintf(stderr, "sluice clean: cannot write output: %s\n", strerror(errno));
-    sluice_free(f);
-    return 1;
-  }
-  if (st != SLUICE_OK) {
-    const sluice_error *e = sluice_get_error(f);
-    fprintf(stderr, "sluice clean: %s at byte %llu: %s\n", sluice_status_name(st),
-            (unsigned long long)e->offset, e->message);
-    sluice_free(f);
-    return 1;
-  }
+  /* The output is the same either way (split invariance); --stream only
+   * shows each block's text as soon as it is released. */
+  int rc = feed_fd(f, STDIN_FILENO, stream, "clean", &st);
+  if (rc == 0) rc = filter_exit_status(f, st, "clean");
+  else rc = 1;
   sluice_free(f);
-  if (fflush_checked("clean", stdout)) return 1;
-  return 0;
+  return rc;
 }

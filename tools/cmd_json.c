@@ -82,37 +82,12 @@ int cmd_json(int argc, char **argv) {
     fprintf(stderr, "sluice json: %s\n", err.message);
     return 2;
   }
-  /* read() rather than fread(): each block is fed as soon as it arrives, so
-   * --incremental follows a pipe as it streams. */
-  static char buf[65536];
-  sluice_status st = SLUICE_OK;
-  for (;;) {
-    ssize_t r = read(0, buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      fprintf(stderr, "sluice json: cannot read standard input: %s\n", strerror(errno));
-      sluice_free(f);
-      return 2;
-    }
-    if (r == 0) break;
-    st = sluice_feed(f, buf, (size_t)r);
-    if (st != SLUICE_OK) break;
-  }
-  if (st == SLUICE_OK) st = sluice_finish(f);
-  if (st == SLUICE_CALLBACK) {
-    fprintf(stderr, "sluice json: cannot write output: %s\n", strerror(errno));
-    sluice_free(f);
-    return 1;
-  }
-  if (st != SLUICE_OK) {
-    const sluice_error *e = sluice_get_error(f);
-    fflush(stdout);
-    fprintf(stderr, "sluice json: %s at offset %llu: %s\n", sluice_status_name(st),
-            (unsigned long long)e->offset, e->message);
-    sluice_free(f);
-    return 1;
-  }
+  /* Each block is fed as soon as it arrives, so --incremental follows a
+   * pipe as it streams. */
+  sluice_status st;
+  int rc = feed_fd(f, STDIN_FILENO, 0, "json", &st);
+  if (rc == 0 && st == SLUICE_OK && !c.incremental) fputc('\n', stdout);
+  rc = rc ? 1 : filter_exit_status(f, st, "json");
   sluice_free(f);
-  if (!c.incremental) fputc('\n', stdout);
-  return fflush_checked("json", stdout) ? 1 : 0; /* also any earlier write error */
+  return rc;
 }

@@ -66,6 +66,13 @@ static char *dump(json_t *o) {
   return s;
 }
 
+/* Serves a request given as JSON (a variant of the one received). */
+static void serve_json(json_t *req) {
+  char *s = dump(req);
+  serve(s, strlen(s));
+  free(s);
+}
+
 /* chunky: each chunk through the filter alone, the answers joined. */
 static void chunky(json_t *req) {
   json_t *chunks = json_object_get(req, "chunks");
@@ -81,9 +88,7 @@ static void chunky(json_t *req) {
     json_array_append(one, c);
     json_object_set_new(sub, ck, one);
     json_object_del(sub, "stream");
-    char *s = dump(sub);
-    serve(s, strlen(s));
-    free(s);
+    serve_json(sub);
     json_decref(sub);
     json_t *a = json_loads(lines.v[0], 0, NULL);
     if (!json_is_true(json_object_get(a, "ok"))) {
@@ -137,9 +142,7 @@ static void chunky(json_t *req) {
 static void buffer(json_t *req) {
   json_t *batch = json_deep_copy(req);
   json_object_del(batch, "stream");
-  char *s = dump(batch);
-  serve(s, strlen(s));
-  free(s);
+  serve_json(batch);
   json_decref(batch);
   json_t *whole = json_loads(lines.v[0], 0, NULL);
   size_t n = json_array_size(json_object_get(req, "chunks")) +

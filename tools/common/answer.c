@@ -145,6 +145,23 @@ static int is_snapshot(json_t *ev) {
   return json_is_string(t) && strcmp(json_string_value(t), "snapshot") == 0;
 }
 
+/* The events of an array, canonical, snapshots kept apart. -1 with
+ * "events[i]: reason" in why at the first malformed one. */
+static int add_events(answer *a, json_t *evs, char *why, size_t wl) {
+  size_t i;
+  json_t *ev;
+  json_array_foreach(evs, i, ev) {
+    char tmp[200];
+    char *s = event_canonical(ev, tmp, sizeof tmp);
+    if (!s) {
+      snprintf(why, wl, "events[%zu]: %s", i, tmp);
+      return -1;
+    }
+    tstrs_push(is_snapshot(ev) ? &a->snapshots : &a->events, s);
+  }
+  return 0;
+}
+
 void answer_from_json(answer *a, json_t *obj) {
   answer_init(a);
   if (!json_is_object(obj)) {
@@ -187,18 +204,9 @@ void answer_from_json(answer *a, json_t *obj) {
     }
   }
   json_t *evs = json_object_get(obj, "events");
+  char why[300];
   if (evs && !json_is_array(evs)) add_problem(a, "%s", "\"events\" must be an array");
-  size_t i;
-  json_t *ev;
-  json_array_foreach(evs, i, ev) {
-    char why[200];
-    char *s = event_canonical(ev, why, sizeof why);
-    if (!s) {
-      add_problem(a, "an event is malformed: %s", why);
-      continue;
-    }
-    tstrs_push(is_snapshot(ev) ? &a->snapshots : &a->events, s);
-  }
+  else if (add_events(a, evs, why, sizeof why)) add_problem(a, "an event is malformed: %s", why);
   json_t *v = json_object_get(obj, "value");
   if (v) set_value(a, v);
   json_t *t = json_object_get(obj, "truncated");
@@ -237,20 +245,14 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
     }
   }
   json_t *evs = json_object_get(ex, "events");
+  char tmp[300];
   if (evs && !json_is_array(evs)) {
     snprintf(why, wl, "expect.events must be an array");
     return -1;
   }
-  size_t i;
-  json_t *ev;
-  json_array_foreach(evs, i, ev) {
-    char tmp[300];
-    char *s = event_canonical(ev, tmp, sizeof tmp);
-    if (!s) {
-      snprintf(why, wl, "expect.events[%zu]: %s", i, tmp);
-      return -1;
-    }
-    tstrs_push(is_snapshot(ev) ? &a->snapshots : &a->events, s);
+  if (add_events(a, evs, tmp, sizeof tmp)) {
+    snprintf(why, wl, "expect.%s", tmp);
+    return -1;
   }
   json_t *v = json_object_get(ex, "value");
   if (v) set_value(a, v);

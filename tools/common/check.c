@@ -265,6 +265,22 @@ static int line_id(json_t *o, int64_t *id) {
   return -1;
 }
 
+/* An answer line's object and its id; NULL after reporting a line that is
+ * not a JSON object or has no integer id. */
+static json_t *answer_object(cctx *x, const char *line, size_t n, int64_t *id) {
+  json_t *o = parse_line(line, n);
+  if (!o) {
+    framing_failure(x, "a line from the implementation that is not a JSON object", line, n);
+    return NULL;
+  }
+  if (line_id(o, id)) {
+    framing_failure(x, "an answer without an integer id", line, n);
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
 /* What is wrong with an answer whose id is `got` while `want` is awaited. */
 static void id_problem(char *what, size_t wl, int64_t got, int64_t want) {
   if (got < want)
@@ -348,16 +364,12 @@ static void request_sync(cctx *x, const chunking *k, answer *a) {
       broken(x, ev, a);
       return;
     }
-    json_t *o = parse_line(line, n);
     int64_t got;
-    if (!o) {
-      framing_failure(x, "a line from the implementation that is not a JSON object", line, n);
-      continue;
-    }
-    if (line_id(o, &got) || got != id) {
+    json_t *o = answer_object(x, line, n, &got);
+    if (!o) continue;
+    if (got != id) {
       char what[160];
-      if (line_id(o, &got)) snprintf(what, sizeof what, "an answer without an integer id");
-      else id_problem(what, sizeof what, got, id);
+      id_problem(what, sizeof what, got, id);
       framing_failure(x, what, line, n);
       json_decref(o);
       continue;
@@ -541,17 +553,9 @@ static void run_batch_mode(cctx *x, split_mode m) {
         continue;
       }
     }
-    json_t *o = parse_line(line, n);
     int64_t id;
-    if (!o) {
-      framing_failure(x, "a line from the implementation that is not a JSON object", line, n);
-      continue;
-    }
-    if (line_id(o, &id)) {
-      framing_failure(x, "an answer without an integer id", line, n);
-      json_decref(o);
-      continue;
-    }
+    json_t *o = answer_object(x, line, n, &id);
+    if (!o) continue;
     size_t at = count;
     for (size_t i = 0; i < count; i++)
       if (fl[(head + i) % win].id == id) at = i;
@@ -751,19 +755,17 @@ static void run_session(cctx *x, const chunking *k) {
       tbuf_free(&lat);
       return;
     }
-    json_t *o = parse_line(line, n);
+    if (x->aborted) break;
     int64_t got;
-    if (x->aborted) {
-      json_decref(o);
-      break;
-    }
-    if (!o || line_id(o, &got) || got != id) {
+    json_t *o = answer_object(x, line, n, &got);
+    if (o && got != id) {
       char what[200];
-      if (!o) snprintf(what, sizeof what, "a line from the implementation that is not a JSON object");
-      else if (line_id(o, &got)) snprintf(what, sizeof what, "an answer without an integer id");
-      else id_problem(what, sizeof what, got, id);
+      id_problem(what, sizeof what, got, id);
       framing_failure(x, what, line, n);
       json_decref(o);
+      o = NULL;
+    }
+    if (!o) {
       i--; /* the same feed's line is still awaited */
       continue;
     }

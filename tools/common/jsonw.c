@@ -28,27 +28,23 @@ static int sep(jsonw *w) {
   return rc;
 }
 
-int jw_begin_object(jsonw *w) {
+/* An opening bracket is a value (after a comma if need be) whose members
+ * start afresh; a closing one ends a value. */
+static int open_with(jsonw *w, const char *c) {
   sep(w);
   w->need_comma = 0;
-  return put(w, "{", 1);
+  return put(w, c, 1);
 }
 
-int jw_end_object(jsonw *w) {
+static int close_with(jsonw *w, const char *c) {
   w->need_comma = 1;
-  return put(w, "}", 1);
+  return put(w, c, 1);
 }
 
-int jw_begin_array(jsonw *w) {
-  sep(w);
-  w->need_comma = 0;
-  return put(w, "[", 1);
-}
-
-int jw_end_array(jsonw *w) {
-  w->need_comma = 1;
-  return put(w, "]", 1);
-}
+int jw_begin_object(jsonw *w) { return open_with(w, "{"); }
+int jw_end_object(jsonw *w) { return close_with(w, "}"); }
+int jw_begin_array(jsonw *w) { return open_with(w, "["); }
+int jw_end_array(jsonw *w) { return close_with(w, "]"); }
 
 static int put_string(jsonw *w, const char *p, size_t n) {
   static const char hex[] = "0123456789abcdef";

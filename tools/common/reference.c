@@ -3,7 +3,9 @@
  */
 #include "reference.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bytes.h"
 
@@ -88,6 +90,16 @@ void refrun_close(refrun *r) {
   r->f = NULL;
 }
 
+/* {"type": type, key: name, "offset": offset}: stop verdicts and repairs. */
+static void named_at(jsonw *w, const char *type, const char *key, const sluice_event *ev) {
+  jw_key(w, "type");
+  jw_string(w, type, strlen(type));
+  jw_key(w, key);
+  jw_string(w, ev->name, ev->name_len);
+  jw_key(w, "offset");
+  jw_int(w, (int64_t)ev->offset);
+}
+
 /* The protocol form of one event (FORMAT.md). */
 static int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
   jw_begin_object(w);
@@ -104,14 +116,7 @@ static int write_event(jsonw *w, const sluice_event *ev, const char *thought, si
     jw_bool(w, ev->complete);
     break;
   }
-  case SLUICE_EV_STOP:
-    jw_key(w, "type");
-    jw_string(w, "stop", 4);
-    jw_key(w, "reason");
-    jw_string(w, ev->name, ev->name_len);
-    jw_key(w, "offset");
-    jw_int(w, (int64_t)ev->offset);
-    break;
+  case SLUICE_EV_STOP: named_at(w, "stop", "reason", ev); break;
   case SLUICE_EV_SSE:
     jw_key(w, "type");
     jw_string(w, "event", 5);
@@ -119,14 +124,7 @@ static int write_event(jsonw *w, const sluice_event *ev, const char *thought, si
     jw_bytes_field(w, "data", ev->data ? ev->data : "", ev->data_len);
     jw_bytes_field(w, "id", ev->id ? ev->id : "", ev->id_len);
     break;
-  case SLUICE_EV_REPAIR:
-    jw_key(w, "type");
-    jw_string(w, "repair", 6);
-    jw_key(w, "kind");
-    jw_string(w, ev->name, ev->name_len);
-    jw_key(w, "offset");
-    jw_int(w, (int64_t)ev->offset);
-    break;
+  case SLUICE_EV_REPAIR: named_at(w, "repair", "kind", ev); break;
   case SLUICE_EV_SNAPSHOT: {
     /* The snapshot's JSON text as it is, when jansson can read it. */
     char why[160];
@@ -238,4 +236,41 @@ void reference_answer(const char *filter, const char *options, const char *input
   answer_from_text(a, b.p, b.n);
   tbuf_free(&b);
   refrun_close(&r);
+}
+
+int feed_fd(sluice_filter *f, int fd, int flush_each, const char *cmd, sluice_status *st) {
+  static char buf[65536];
+  *st = SLUICE_OK;
+  for (;;) {
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      fprintf(stderr, "sluice %s: cannot read standard input: %s\n", cmd, strerror(errno));
+      return -1;
+    }
+    if (r == 0) break;
+    *st = sluice_feed(f, buf, (size_t)r);
+    if (*st != SLUICE_OK) return 0;
+    if (flush_each && fflush(stdout) != 0) {
+      *st = SLUICE_CALLBACK;
+      return 0;
+    }
+  }
+  *st = sluice_finish(f);
+  return 0;
+}
+
+int filter_exit_status(sluice_filter *f, sluice_status st, const char *cmd) {
+  if (st == SLUICE_CALLBACK) {
+    fprintf(stderr, "sluice %s: cannot write output: %s\n", cmd, strerror(errno));
+    return 1;
+  }
+  if (st != SLUICE_OK) {
+    const sluice_error *e = sluice_get_error(f);
+    fflush(stdout);
+    fprintf(stderr, "sluice %s: %s at byte %llu: %s\n", cmd, sluice_status_name(st),
+            (unsigned long long)e->offset, e->message);
+    return 1;
+  }
+  return fflush_checked(cmd, stdout) ? 1 : 0;
 }

@@ -45,6 +45,18 @@ int refrun_write(refrun *r, jsonw *w, int delta);
 void reference_answer(const char *filter, const char *options, const char *input,
                       const chunking *k, sluice_output *out, answer *a);
 
+/* Feeds f from fd as blocks arrive (read(), so a pipe is followed as it
+ * streams), then finishes it; with flush_each, stdout is flushed after every
+ * block so released text shows at once (a failed flush stops the filter as
+ * SLUICE_CALLBACK). *st is the filter's status. Returns -1 after printing
+ * "sluice CMD: cannot read standard input: ..." on a read error. */
+int feed_fd(sluice_filter *f, int fd, int flush_each, const char *cmd, sluice_status *st);
+
+/* A command's end after feed_fd: a write error (SLUICE_CALLBACK from a sink
+ * that could not write) or a filter error is printed as "sluice CMD: ...";
+ * stdout is flushed and checked. Returns the exit status (0 or 1). */
+int filter_exit_status(sluice_filter *f, sluice_status st, const char *cmd);
+
 /* Parses answer fields written by refrun_write ("{...}") into a. */
 void answer_from_text(answer *a, const char *text, size_t n);
 
