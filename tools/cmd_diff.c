@@ -329,6 +329,14 @@ static size_t *row_order(const diffrun *d) {
   return o;
 }
 
+/* 1 if no implementation supports any case of order[i..j). */
+static int none_supported(const diffrun *d, const size_t *order, size_t i, size_t j) {
+  for (size_t k = i; k < j; k++)
+    for (size_t pi = 0; pi < d->npeers; pi++)
+      if (d->cells[pi * d->cl->n + order[k]].kind != K_UNSUPPORTED) return 0;
+  return 1;
+}
+
 static const char *ref_text(const diffrun *d, size_t ci) {
   return d->ref_outcome[ci] ? d->ref_outcome[ci] : "?";
 }
@@ -386,6 +394,12 @@ static void write_markdown(const diffrun *d, tbuf *b) {
   for (size_t i = 0; i < cl->n;) {
     size_t j = i;
     while (j < cl->n && strcmp(cl->v[order[j]].suite, cl->v[order[i]].suite) == 0) j++;
+    if (none_supported(d, order, i, j)) {
+      tbuf_xprintf(b, "\n## %s (%zu cases)\n\nNo implementation here supports these cases.\n",
+                   cl->v[order[i]].suite, j - i);
+      i = j;
+      continue;
+    }
     tbuf_xprintf(b, "\n## %s (%zu cases)\n\n| case | sluice |", cl->v[order[i]].suite, j - i);
     for (size_t pi = 0; pi < d->npeers; pi++) tbuf_xprintf(b, " %s |", d->peers[pi].name);
     tbuf_xadds(b, "\n|---|---|");
@@ -476,6 +490,12 @@ static void write_html(const diffrun *d, tbuf *b) {
     while (j < cl->n && strcmp(cl->v[order[j]].suite, cl->v[order[i]].suite) == 0) j++;
     tbuf_xadds(b, "<h2>");
     esc(b, cl->v[order[i]].suite);
+    if (none_supported(d, order, i, j)) {
+      tbuf_xprintf(b, " (%zu cases)</h2>\n<p>No implementation here supports these cases.</p>\n",
+                   j - i);
+      i = j;
+      continue;
+    }
     tbuf_xprintf(b, " (%zu cases)</h2>\n<table><tr><th>case</th><th>sluice</th>", j - i);
     for (size_t pi = 0; pi < d->npeers; pi++) {
       tbuf_xadds(b, "<th>");
