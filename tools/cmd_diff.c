@@ -68,7 +68,10 @@ static const char diff_usage[] =
     "  -q, --quiet          no progress line on stderr\n"
     "  -h, --help           this text\n"
     "\n"
-    "%s";
+    "%s"
+    "\n"
+    "sluice diff runs every split mode but pair-cuts and exhaustive unless --modes\n"
+    "says otherwise, and at most 256 single cuts per case, spread evenly.\n";
 
 enum kind { K_AGREES, K_DIFFERS, K_UNSTABLE, K_BROKEN, K_UNSUPPORTED, K_NOT_RUN, K_COUNT };
 static const char *const kind_names[K_COUNT] = {"agrees",  "differs",     "unstable",
@@ -868,6 +871,11 @@ int cmd_diff(int argc, char **argv) {
   diffrun d;
   memset(&d, 0, sizeof d);
   runargs_init(&d.ra, "diff", argc);
+  /* By default not the two modes that send thousands of requests per short
+   * case: a peer is slower than the library, and a disagreement a cut pair
+   * shows, the random and byte-at-a-time modes show too (then minimized). */
+  d.ra.co.modes &= ~((1u << M_PAIRS) | (1u << M_EXHAUSTIVE));
+  d.ra.co.sp.max_single = 256;
   caselist cl = {0};
   if (parse_args(&d, argc, argv) || runargs_finish(&d.ra, &cl, SLUICE_SUITES_DIR)) {
     free_run(&d);
