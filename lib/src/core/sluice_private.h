@@ -81,6 +81,15 @@ static inline int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *
   }
   return 0;
 }
+/* sluicep_emit for a fast path that knows there is no error and n > 0. */
+static inline int sluicep_emit_ok(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
+  f->chan_bytes[ch] += n;
+  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
+    sluicep_callback_failed(f, ch);
+    return 1;
+  }
+  return 0;
+}
 /* Sends an event. Returns non-zero when the filter must stop. */
 int sluicep_event(sluice_filter *f, const sluice_event *ev);
 
@@ -192,5 +201,12 @@ void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
  * NULL if s is a valid think literal (1 to SLUICE_THINK_MAX_LITERAL bytes),
  * else why not. */
 const char *sluicep_think_literal_problem(const char *s);
+
+/* The think filter's prefilter (think.c): -1 chooses the best one at the
+ * first scan; tests set it to force an implementation and compare. */
+enum { SLUICEP_PREFILTER_PORTABLE = 0, SLUICEP_PREFILTER_SSE2, SLUICEP_PREFILTER_AVX2 };
+extern int sluicep_think_prefilter;
+/* The best implementation this machine runs. */
+int sluicep_think_prefilter_best(void);
 
 #endif /* SLUICE_PRIVATE_H */
