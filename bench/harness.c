@@ -96,6 +96,11 @@ bench_time bench_measure(bench_body body, void *ctx, int reps, int inner) {
   if (reps > 64) reps = 64;
   if (reps < 1) reps = 1;
   if (inner < 1) inner = 1;
+  /* Warm up first (caches, branch predictors, the clock frequency): runs
+   * for at least 20 ms of CPU time, untimed. */
+  double warm = bench_cpu_now();
+  do body(ctx);
+  while (bench_cpu_now() - warm < 0.02);
   for (int r = 0; r < reps; r++) {
     double c0 = bench_cpu_now(), w0 = bench_wall_now();
     for (int i = 0; i < inner; i++) body(ctx);

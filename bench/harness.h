@@ -52,8 +52,8 @@ typedef struct bench_time {
   double cpu, wall; /* seconds for one run of the body: medians over the samples */
 } bench_time;
 
-/* Runs body(ctx) `inner` times per sample, `reps` samples; the medians of
- * the per-run times. */
+/* Runs body(ctx) `inner` times per sample, `reps` samples, after an
+ * untimed warm-up of at least 20 ms; the medians of the per-run times. */
 typedef void (*bench_body)(void *ctx);
 bench_time bench_measure(bench_body body, void *ctx, int reps, int inner);
 

@@ -43,7 +43,8 @@ void sluicep_buf_free(sluicep_buf *b);
  * Every filter struct starts with a sluice_filter. */
 typedef struct sluicep_vtable {
   const char *name;
-  /* Called by sluice_feed with n > 0 (or n == 0, which must be a no-op). */
+  /* Called by sluice_feed with n > 0 (or n == 0, which must be a no-op);
+   * returns the filter's sticky status (f->err.status). */
   sluice_status (*feed)(sluice_filter *f, const char *p, size_t n);
   sluice_status (*finish)(sluice_filter *f);
   void (*destroy)(sluice_filter *f); /* frees what the filter owns, not f */
@@ -54,7 +55,9 @@ struct sluice_filter {
   sluice_mem mem;
   sluice_sink sink;
   sluice_error err;
-  uint64_t fed;                              /* bytes fed so far */
+  uint64_t fed;                              /* bytes fed so far, the current chunk too */
+  uint64_t at;                               /* where the chunk being fed starts: the
+                                                offset of NOMEM and CALLBACK errors */
   uint64_t chan_bytes[SLUICE_CHANNEL_COUNT]; /* bytes emitted per channel */
   int finished;
 };
@@ -117,7 +120,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
     size_t old = hold->len;
     size_t k = n < maxhold ? n : maxhold;
     if (sluicep_buf_append(hold, p, k))
-      return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+      return sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory holding back a partial match");
     size_t c = process(f, hold->ptr, hold->len, 0);
     if (f->err.status != SLUICE_OK) return f->err.status;
     if (c < hold->len && k == n) {
@@ -126,7 +129,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
       return SLUICE_OK;
     }
     if (c < old) /* process() left an undecided tail of maxhold bytes or more */
-      return sluicep_fail(f, SLUICE_INVALID, f->fed, "internal: hold-back exceeded its bound");
+      return sluicep_fail(f, SLUICE_INVALID, f->at, "internal: hold-back exceeded its bound");
     /* Continue with the chunk from the first unconsumed byte. */
     size_t skip = c - old;
     hold->len = 0;
@@ -136,7 +139,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
   size_t c = process(f, p, n, 0);
   if (f->err.status != SLUICE_OK) return f->err.status;
   if (c < n && sluicep_buf_append(hold, p + c, n - c))
-    return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+    return sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory holding back a partial match");
   return SLUICE_OK;
 }
 

@@ -37,9 +37,9 @@
  *
  * Lengths over 64 (bands). Any firing C of length L has a second copy
  * ending at e in (n-2L, n-L] (the gap is shorter than L; exact repetition
- * is gap 0). Lengths are taken in bands [lo, 8lo), lo = 65, 520, 4160, ...;
- * a band's marker is the last l code points (l a little under lo, so the
- * marker lies inside C), which must recur at e. Each band indexes only the
+ * is gap 0). Lengths are taken in bands [65, 2048), then [lo, 8lo) with
+ * lo = 2048, 16384, ...; a band's marker is the last l code points (l under
+ * lo, so the marker lies inside C), which must recur at e. Each band indexes only the
  * positions that are multiples of its step s (16, 32, then 64): a ring over
  * the band's window, chained by fingerprint. At a checkpoint the band looks
  * up the s markers that end 0..s-1 code points before n; exactly one of
@@ -79,7 +79,7 @@
 #define HBASE ((uint64_t)0x5DEECE66DULL + 1000003ULL)
 #define GRID 16         /* prefix fingerprints every GRID code points */
 #define DIRECT_MAX 64   /* phase 2 lengths up to this are checked directly */
-#define MAX_BANDS 9     /* 65 * 8^8 > (2^32) / 10 */
+#define MAX_BANDS 8     /* 2048 * 8^6 > (2^32) / 10 */
 #define MAX_STEP 64
 #define POS_LIMIT 0xFFFFFFF0u
 #define COMPACT 1024    /* code points kept when no history is needed */
@@ -217,8 +217,13 @@ static void hash_blocks(monitor *m) {
   for (; k < last; k++) {
     const uint32_t *c = m->cp + k * GRID;
     u128 acc = (u128)m->H[k] * pw[GRID];
-    for (int i = 0; i < GRID; i++) acc += (u128)((uint64_t)c[i] + 1) * pw[GRID - 1 - i];
-    m->H[k + 1] = reduce(acc);
+    /* two accumulators: the adds of one wait less on the other's */
+    u128 acc2 = 0;
+    for (int i = 0; i < GRID; i += 2) {
+      acc += (u128)((uint64_t)c[i] + 1) * pw[GRID - 1 - i];
+      acc2 += (u128)((uint64_t)c[i + 1] + 1) * pw[GRID - 2 - i];
+    }
+    m->H[k + 1] = reduce(acc + acc2);
   }
   m->nblocks = last;
 }
@@ -389,18 +394,27 @@ static int band_build(monitor *m, band *b) {
   return 0;
 }
 
+/* The shortest length of band i: 65 (after the direct lengths), 2048, then
+ * eight times the previous. */
+static uint64_t band_lo(int i) {
+  uint64_t lo = i == 0 ? DIRECT_MAX + 1 : 2048;
+  for (int k = 1; k < i; k++) lo *= 8;
+  return lo;
+}
+
 static int add_band(monitor *m) {
   band *b = &m->bands[m->nbands];
   memset(b, 0, sizeof *b);
   int i = m->nbands;
-  b->lo = i ? 8 * m->bands[i - 1].lo : DIRECT_MAX + 1;
-  b->hi = 8 * b->lo - 1;
+  b->lo = band_lo(i);
+  b->hi = band_lo(i + 1) - 1;
   b->shift = i == 0 ? 4 : i == 1 ? 5 : 6;
   b->step = 1u << b->shift;
-  /* The marker is about half the shortest length: a copy found at a lookup
-   * still lies inside C for the next `slack` code points. */
-  b->l = (uint32_t)((b->lo - b->step) / 2 / GRID * GRID);
-  if (b->l < GRID) b->l = GRID;
+  /* The first band looks up at every checkpoint, with the longest marker
+   * that fits; the others' markers are about half their shortest length:
+   * a copy found at a lookup still lies inside C for the next `slack` code
+   * points, so they look up every few checkpoints. */
+  b->l = (uint32_t)((i == 0 ? b->lo - b->step : (b->lo - b->step) / 2) / GRID * GRID);
   b->slack = b->lo - b->step - b->l;
   b->pl = powb(b->l);
   m->nbands++;
@@ -411,8 +425,7 @@ static int add_band(monitor *m) {
  * up to the last grid point. */
 static int bands_update(monitor *m) {
   uint64_t thr = m->n / 10;
-  while (m->nbands < MAX_BANDS &&
-         (m->nbands ? 8 * m->bands[m->nbands - 1].lo : DIRECT_MAX + 1) <= thr)
+  while (m->nbands < MAX_BANDS && band_lo(m->nbands) <= thr)
     if (add_band(m)) return -1;
   uint64_t top = m->nblocks * GRID;
   for (int i = 0; i < m->nbands; i++) {
@@ -527,9 +540,13 @@ static int band_lookup(monitor *m, band *b, const uint64_t *top) {
 
 static int phase2_bands(monitor *m) {
   uint64_t n = m->n, thr = n / 10;
-  uint64_t top[MAX_STEP];
-  /* top[j] = hash of S[0..n-j) */
-  uint64_t x0 = n - MAX_STEP + 1, h = prefix(m, x0);
+  uint64_t top[MAX_STEP], need = 0;
+  for (int bi = 0; bi < m->nbands; bi++) {
+    band *b = &m->bands[bi];
+    if ((b->ncand < 0 || n > b->looked + b->slack) && b->step > need) need = b->step;
+  }
+  /* top[j] = hash of S[0..n-j), for the lookups of this checkpoint */
+  uint64_t x0 = n - (need ? need : 1) + 1, h = prefix(m, x0);
   for (uint64_t x = x0;; x++) {
     top[n - x] = h;
     if (x == n) break;
@@ -686,7 +703,7 @@ static int at_event(monitor *m) {
   if (m->rep_interval && n % m->rep_interval == 0) {
     int r = detect(m);
     if (r < 0) {
-      sluicep_fail(&m->base, SLUICE_NOMEM, m->base.fed, "out of memory for the monitor's index");
+      sluicep_fail(&m->base, SLUICE_NOMEM, m->base.at, "out of memory for the monitor's index");
       return -1;
     }
     if (r) return stop(m, "repetition");
@@ -717,7 +734,7 @@ static int over_limit(monitor *m, uint64_t at) {
 static int add_one(monitor *m, uint32_t c, uint64_t at) {
   if (m->n >= m->n_limit) return over_limit(m, at);
   if (reserve(m, 1)) {
-    sluicep_fail(&m->base, SLUICE_NOMEM, m->base.fed, "out of memory for the monitor's history");
+    sluicep_fail(&m->base, SLUICE_NOMEM, m->base.at, "out of memory for the monitor's history");
     return -1;
   }
   m->cp[m->n - m->cp_base] = c;
@@ -744,6 +761,19 @@ static uint32_t decode(const uint8_t *s, size_t n) {
   }
 }
 
+/* Eight bytes to eight code points (the caller keeps the ASCII ones). */
+static inline void widen8(uint32_t *out, const uint8_t *p) {
+#if defined(__SSE2__)
+  __m128i z = _mm_setzero_si128();
+  __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+  __m128i w = _mm_unpacklo_epi8(b, z);
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(w, z));
+  _mm_storeu_si128((__m128i *)(void *)(out + 4), _mm_unpackhi_epi16(w, z));
+#else
+  for (int j = 0; j < 8; j++) out[j] = p[j];
+#endif
+}
+
 /* The bulk loop: decodes p[i..n) into the history until the next event or
  * a sequence cut by the chunk's end. Returns the new i. */
 static size_t decode_run(monitor *m, const uint8_t *p, size_t i, size_t n, uint64_t until) {
@@ -753,12 +783,27 @@ static size_t decode_run(monitor *m, const uint8_t *p, size_t i, size_t n, uint6
     if (i + 8 <= n && k + 8 <= until) {
       uint64_t w;
       memcpy(&w, p + i, 8);
-      if (!(w & 0x8080808080808080ULL)) {
-        for (int j = 0; j < 8; j++) out[k - k0 + (uint64_t)j] = p[i + (size_t)j];
-        i += 8;
-        k += 8;
+      uint64_t high = w & 0x8080808080808080ULL;
+      /* the ASCII bytes before the first other one (all eight, mostly) */
+      size_t a = high ? (size_t)__builtin_ctzll(high) / 8 : 8;
+      widen8(out + (k - k0), p + i); /* only the first a are kept */
+      i += a;
+      k += a;
+      if (a == 8) continue;
+      /* the common two- and three-byte sequences, here; the rest below */
+      if (i + 3 > n) continue; /* near the end: the general path below */
+      uint8_t b0 = p[i], b1 = p[i + 1];
+      if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
+        out[k++ - k0] = ((uint32_t)(b0 & 0x1F) << 6) | (b1 & 0x3F);
+        i += 2;
         continue;
       }
+      if (b0 >= 0xE1 && b0 <= 0xEC && (b1 & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80) {
+        out[k++ - k0] = ((uint32_t)(b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (p[i + 2] & 0x3F);
+        i += 3;
+        continue;
+      }
+      if (k >= until) break;
     }
     uint8_t b = p[i];
     if (b < 0x80) {
@@ -846,10 +891,14 @@ static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
       return finish_stop(m, -1, 0, carry, ncarry, base, p, total);
     }
     uint64_t until = m->next_event < m->n_limit ? m->next_event : m->n_limit;
+    /* With the history kept, room for the whole chunk at once (one
+     * allocation, not one per checkpoint); without, only up to the next
+     * event, which keeps the memory bounded. */
     size_t room = n - i;
-    if (until - m->n < room) room = (size_t)(until - m->n);
+    if (until - m->n < room && !m->rep_interval) room = (size_t)(until - m->n);
+    if (m->n + room > m->n_limit) room = (size_t)(m->n_limit - m->n);
     if (reserve(m, room)) {
-      sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory for the monitor's history");
+      sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory for the monitor's history");
       return finish_stop(m, -1, 0, carry, ncarry, base, p, total);
     }
     i = decode_run(m, u, i, n, until);

@@ -33,7 +33,9 @@ typedef struct pset {
   size_t count;
   uint8_t first[256];
   uint8_t second[256]; /* bytes a pattern can have at index 1 (any if a pattern is 1 byte) */
+  uint8_t third[256];  /* likewise at index 2 (any if a pattern has at most 2 bytes) */
   int nfirst;    /* distinct first bytes */
+  size_t minlen; /* the shortest pattern */
   uint8_t byte0; /* the first byte when nfirst == 1 */
   /* The vector prefilter: a position may start a pattern when its byte is
    * one of vf and the next byte x has (x | vm[k]) == vs[k] for some k (a
@@ -115,6 +117,7 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
     }
   }
   if (n > t->maxpat) t->maxpat = n;
+  if (ps->minlen == 0 || n < ps->minlen) ps->minlen = n;
 }
 
 /* The tests (x | m[k]) == v[k] that accept every byte of `set` (a letter
@@ -144,11 +147,11 @@ static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
 
 /* Builds the vector prefilter once every pattern is in. */
 static void pset_vector(const think *t, pset *ps) {
-  uint8_t third[256];
-  memset(third, 0, sizeof third);
+  uint8_t *third = ps->third;
+  memset(third, 0, sizeof ps->third);
   for (size_t j = 0; j < ps->count; j++) {
     if (ps->n[j] < 3) {
-      memset(third, 1, sizeof third);
+      memset(third, 1, sizeof ps->third);
       break;
     }
     uint8_t c = (uint8_t)ps->s[j][2];
@@ -191,8 +194,14 @@ int sluicep_think_prefilter_best(void) {
 #endif
 }
 
-static size_t scan_portable(const pset *ps, const uint8_t *p, size_t i, size_t n) {
-  while (i < n && !(ps->first[p[i]] && (i + 1 >= n || ps->second[p[i + 1]]))) i++;
+/* Can a pattern start at p[i] (as far as p[0..n) shows)? */
+static inline int may_start(const pset *ps, const uint8_t *p, size_t i, size_t n) {
+  return ps->first[p[i]] && (i + 1 >= n || (ps->second[p[i + 1]] && (i + 2 >= n || ps->third[p[i + 2]])));
+}
+
+static inline __attribute__((always_inline)) size_t scan_portable(const pset *ps, const uint8_t *p,
+                                                                 size_t i, size_t n) {
+  while (i < n && !may_start(ps, p, i, n)) i++;
   return i;
 }
 
@@ -289,7 +298,7 @@ static size_t next_candidate(const pset *ps, const char *cp, size_t i, size_t n)
 #endif
     default: return scan_portable(ps, p, i, n);
     }
-    if (i >= n || (ps->first[p[i]] && (i + 1 >= n || ps->second[p[i + 1]]))) return i;
+    if (i >= n || may_start(ps, p, i, n)) return i;
     i++; /* the vector test is a superset: not this one */
   }
 }
@@ -341,7 +350,7 @@ static int hold_block(think *t, const char *p, size_t n) {
     return 1;
   }
   if (sluicep_buf_append(&t->block, p, n)) {
-    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding a thinking block");
+    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.at, "out of memory holding a thinking block");
     return 1;
   }
   return 0;
@@ -399,7 +408,7 @@ static int on_tag(think *t, size_t which, const char *p, size_t len) {
   case SEEK:
     t->phase = BLOCK;
     if (sluicep_buf_append(&t->open_seen, p, len)) {
-      sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory");
+      sluicep_fail(&t->base, SLUICE_NOMEM, t->base.at, "out of memory");
       return 1;
     }
     return 0;
@@ -542,12 +551,13 @@ static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f,
         return f->err.status;
       }
       size_t which;
-      enum match r = match_at(t, ps, p + c, n - c, 0, &which);
+      /* a lone first byte at the end is the start of every longer pattern */
+      enum match r = n - c == 1 && ps->minlen > 1 ? PARTIAL : match_at(t, ps, p + c, n - c, 0, &which);
       if (r == FULL) break;
       if (r == PARTIAL) {
         t->consumed += c;
         if (sluicep_emit(f, t->cur_ch, p, c)) return f->err.status;
-        memcpy(t->hold.ptr, p + c, n - c); /* shorter than a tag: reserved */
+        for (size_t k = c; k < n; k++) t->hold.ptr[k - c] = p[k]; /* reserved: a tag's length */
         t->hold.len = n - c;
         return f->err.status;
       }
@@ -568,7 +578,9 @@ static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
      * content as they are. */
     const pset *ps = t->cur;
     const uint8_t *u = (const uint8_t *)p;
-    if (n == 1 ? !ps->first[u[0]] : ps->nfirst == 1 && !has_byte(u, n, ps->byte0)) {
+    if (n == 1 ? !ps->first[u[0]]
+               : (ps->nfirst == 1 && !has_byte(u, n, ps->byte0)) ||
+                     (n <= 8 && scan_portable(ps, u, 0, n) == n)) {
       /* (channel mode keeps no stream offsets: no limit applies to it) */
       sluicep_emit_ok(f, t->cur_ch, p, n); /* sluice_feed saw no error, n > 0 */
       return f->err.status;
