@@ -84,6 +84,7 @@
 #define POS_LIMIT 0xFFFFFFF0u
 #define COMPACT 1024    /* code points kept when no history is needed */
 #define NINTERVALS 64
+#define EQ_DIRECT 1024  /* eq compares up to this many code points without hashing */
 
 typedef unsigned __int128 u128;
 
@@ -234,7 +235,9 @@ static void hash_blocks(monitor *m) {
 static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
   if (a == b || len == 0) return 1;
   const uint32_t *s = m->cp;
-  if (len <= 32) return memcmp(s + a, s + b, len * sizeof *s) == 0;
+  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
+   * that is there must be compared anyway). */
+  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
   for (uint64_t i = 1; i <= 8; i++)
     if (s[a + len - i] != s[b + len - i]) return 0;
   if (!pl) pl = powb(len);
@@ -286,7 +289,7 @@ static uint64_t find_back(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t 
  * copies going back, each the nearest one before the previous with a gap
  * shorter than L (the original's rfind loop). */
 static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
-  uint64_t n = m->n, c = n - L, count = 1, pl = L > 32 ? powb(L) : 0;
+  uint64_t n = m->n, c = n - L, count = 1, pl = L > EQ_DIRECT ? powb(L) : 0;
   const uint32_t *s = m->cp;
   uint32_t last = s[n - 1];
   while (count < r && c >= L) {
