@@ -32,8 +32,9 @@
  *   checkpoint, which on text that does not repeat fails at its first or
  *   second code point (instead of ten run counters per code point);
  * - lengths over 64: a fingerprint index, below.
- * A checkpoint every 512 code points costs a few hundred operations, so the
- * loop's cost dominates: about 2 to 5 ns per code point on this machine.
+ * A checkpoint every 512 code points costs a few thousand operations, about
+ * as much as the loop: 2 to 11 ns per code point on the benchmark's machine
+ * (`sluice bench monitor`; 16 KB to 64 MB, prose and adversaries).
  *
  * Lengths over 64 (bands). Any firing C of length L has a second copy
  * ending at e in (n-2L, n-L] (the gap is shorter than L; exact repetition
@@ -45,7 +46,10 @@
  * up the s markers that end 0..s-1 code points before n; exactly one of
  * them ends on an indexed position for any e, so no copy is missed and the
  * verdicts stay exact, while the index costs one insert per band per s code
- * points instead of one per code point. Many true occurrences of a band's
+ * points instead of one per code point. A band past the first has a marker
+ * about half its shortest length, so a copy a lookup found still lies
+ * inside C for `slack` more code points: its distances are the candidates
+ * until then, and it looks up again only every few checkpoints. Many true occurrences of a band's
  * marker in its window need a periodic stretch at the end, which is itself
  * a repeat that fires; the tables grow with the windows so that a walk
  * meets few foreign positions.
@@ -60,8 +64,9 @@
  * the first: a block of n/10 code points repeated ten times fires, so the
  * whole stream is kept while repetition checks are on): the code point (4
  * bytes), the prefix fingerprints (0.5 bytes) and the band rings and
- * tables (about 0.15 bytes), 4.7 bytes in all (the arrays grow by half,
- * so up to half again while one grows). The previous design kept a code
+ * tables (about 0.25 bytes), 4.75 bytes in all (the arrays grow by half,
+ * so up to half again while one grows; the benchmark measures 4.7 to 6.9
+ * bytes at the peak, 16 KB to 64 MB). The previous design kept a code
  * point and an 8-byte fingerprint for every position plus a ring entry per
  * position and band, 16 to 17 bytes. max_history caps the history
  * (SLUICE_LIMIT); with repetition checks off only the code points since the
