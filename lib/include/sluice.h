@@ -105,6 +105,23 @@ typedef enum sluice_event_type {
   SLUICE_EV_SNAPSHOT,    /* a JSON snapshot of the prefix so far: data = JSON */
   SLUICE_EV_VALUE,       /* the JSON result: data = JSON text,
                             complete = 0 when the input was truncated */
+  SLUICE_EV_RETRY,       /* an SSE retry field (all ASCII digits): data = digits */
+  SLUICE_EV_RECORD,      /* a line of JSON-lines framing: data = the line,
+                            offset = its first byte, complete = 0 for a last
+                            line without its newline (chunks framing) */
+  /* Provider events (DESIGN.md §2 providers). offset = choice index. */
+  SLUICE_EV_DELTA,       /* name = kind ("text", "reasoning", "refusal",
+                            "arguments", and from a pipeline's filters
+                            "other", "markup", "dropped"); data = bytes;
+                            length = tool-call index (arguments) */
+  SLUICE_EV_TOOL_CALL,   /* a tool call starts: length = its index, id = the
+                            call id, name = the function name */
+  SLUICE_EV_FINISH,      /* a choice finished: name = the provider's reason */
+  SLUICE_EV_USAGE,       /* token usage: data = the provider's JSON object */
+  SLUICE_EV_ERROR,       /* an error the provider sent: name = code, data =
+                            message */
+  SLUICE_EV_END,         /* end of the stream: complete = 0 when truncated
+                            (no [DONE], message_stop, done: true, ...) */
   SLUICE_EV_COUNT
 } sluice_event_type;
 
@@ -412,6 +429,61 @@ SLUICE_API void sluice_json_opts_init_size(sluice_json_opts *o, size_t size);
 SLUICE_API sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *o,
                                          const sluice_sink *sink, const sluice_mem *mem,
                                          sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* sse, ndjson, chunks: stream framing (DESIGN.md §2 sse)               */
+/* ------------------------------------------------------------------ */
+/* sse parses a server-sent event stream by the WHATWG rules (HTML §9.2):
+ * one leading BOM stripped; lines end at CRLF, LF or a lone CR (a CR that
+ * ends a chunk waits for the next byte only to swallow an LF); ":" starts
+ * a comment; a field's value loses one leading space; data lines join
+ * with LF; "event" sets the type ("message" when empty); "id" persists
+ * across events and is ignored when it contains NUL; "retry" with ASCII
+ * digits only is a SLUICE_EV_RETRY event; a blank line dispatches a
+ * SLUICE_EV_SSE event {name = type, data, id = last event id, offset = the
+ * first byte of its first data line}, none when the data is empty.
+ * Nothing goes to the channels but, at finish, a last line without its
+ * line end (which the rules discard, with the unfinished event) to
+ * DROPPED. Events are dispatched in the feed call that completes them.
+ * Bounded memory: a line longer than max_line bytes, or an event whose
+ * data would exceed max_event bytes, fails with SLUICE_LIMIT at the offset
+ * of the first byte beyond the cap. */
+#define SLUICE_FRAME_DEFAULT_MAX ((size_t)8 << 20) /* 8 MiB */
+
+typedef struct sluice_sse_opts {
+  size_t size;      /* set by sluice_sse_opts_init */
+  size_t max_line;  /* bytes of one line, without its end; default 8 MiB; 0 = none */
+  size_t max_event; /* bytes of an event's data; default 8 MiB; 0 = none */
+} sluice_sse_opts;
+
+SLUICE_API void sluice_sse_opts_init_size(sluice_sse_opts *o, size_t size);
+#define sluice_sse_opts_init(o) sluice_sse_opts_init_size((o), sizeof(sluice_sse_opts))
+SLUICE_API sluice_status sluice_sse_new(sluice_filter **out, const sluice_sse_opts *o,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err);
+
+/* JSON lines: one SLUICE_EV_RECORD per line {data = the line without its
+ * LF (and a CR before it), offset = its first byte}; lines holding only
+ * spaces, tabs and CRs are skipped. ndjson (Ollama's streams): a record
+ * ends at its LF, and a last line without one is the cut-off end of a
+ * truncated stream: not a record, but DROPPED at finish. chunks (the
+ * .chunks.jsonl recording format, one provider chunk per line, with no LF
+ * after the last): a last line without its LF is a record too, with
+ * complete = 0. A line longer than max_line fails with SLUICE_LIMIT at its
+ * first byte + max_line. */
+typedef struct sluice_lines_opts {
+  size_t size;     /* set by sluice_lines_opts_init */
+  size_t max_line; /* bytes of one line; default 8 MiB; 0 = none */
+} sluice_lines_opts;
+
+SLUICE_API void sluice_lines_opts_init_size(sluice_lines_opts *o, size_t size);
+#define sluice_lines_opts_init(o) sluice_lines_opts_init_size((o), sizeof(sluice_lines_opts))
+SLUICE_API sluice_status sluice_ndjson_new(sluice_filter **out, const sluice_lines_opts *o,
+                                           const sluice_sink *sink, const sluice_mem *mem,
+                                           sluice_error *err);
+SLUICE_API sluice_status sluice_chunks_new(sluice_filter **out, const sluice_lines_opts *o,
+                                           const sluice_sink *sink, const sluice_mem *mem,
+                                           sluice_error *err);
 
 /* ================================================================== */
 /* The kit: libsluice-kit, which links jansson (privately). The filters  */

@@ -47,6 +47,12 @@ sluice_status sluicep_monitor_from_json(sluice_filter **, json_t *, const sluice
                                         const sluice_mem *, sluice_error *);
 sluice_status sluicep_json_from_json(sluice_filter **, json_t *, const sluice_sink *,
                                      const sluice_mem *, sluice_error *);
+sluice_status sluicep_sse_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                    const sluice_mem *, sluice_error *);
+sluice_status sluicep_ndjson_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                       const sluice_mem *, sluice_error *);
+sluice_status sluicep_chunks_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                       const sluice_mem *, sluice_error *);
 
 /* For `sluice clean`: 1 if key is a setting of the clean filter's options
  * section ("endpoint", "node", "globals", "sluice"), 0 if not, -1 if the

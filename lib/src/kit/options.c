@@ -357,3 +357,40 @@ sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sl
     return SLUICE_BAD_OPTION;
   return sluice_json_new(out, &o, sink, mem, err);
 }
+
+/* ---------------- sse, ndjson, chunks ---------------- */
+
+static const char *const sse_keys[] = {"max_line", "max_event", NULL};
+
+sluice_status sluicep_sse_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                    const sluice_mem *mem, sluice_error *err) {
+  sluice_sse_opts o;
+  sluice_sse_opts_init(&o);
+  if (sluicep_opt_check_keys(opts, sse_keys, err, "filter sse") ||
+      sluicep_opt_size(opts, "max_line", &o.max_line, err) ||
+      sluicep_opt_size(opts, "max_event", &o.max_event, err))
+    return SLUICE_BAD_OPTION;
+  return sluice_sse_new(out, &o, sink, mem, err);
+}
+
+static const char *const lines_keys[] = {"max_line", NULL};
+
+static int lines_opts(json_t *opts, const char *where, sluice_lines_opts *o, sluice_error *err) {
+  sluice_lines_opts_init(o);
+  return sluicep_opt_check_keys(opts, lines_keys, err, where) ||
+         sluicep_opt_size(opts, "max_line", &o->max_line, err);
+}
+
+sluice_status sluicep_ndjson_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                       const sluice_mem *mem, sluice_error *err) {
+  sluice_lines_opts o;
+  if (lines_opts(opts, "filter ndjson", &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_ndjson_new(out, &o, sink, mem, err);
+}
+
+sluice_status sluicep_chunks_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                       const sluice_mem *mem, sluice_error *err) {
+  sluice_lines_opts o;
+  if (lines_opts(opts, "filter chunks", &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_chunks_new(out, &o, sink, mem, err);
+}
