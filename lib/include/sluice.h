@@ -66,7 +66,8 @@ SLUICE_API const char *sluice_version(void);
   XX(JSON_NO_VALUE, "no_json", "no JSON value could be salvaged")               \
   XX(JSON_DEPTH, "depth", "nesting deeper than the depth limit")                \
   XX(JSON_INVALID, "invalid_json", "the repaired text is not valid JSON")       \
-  XX(SSE_FORMAT, "sse_format", "malformed event stream")
+  XX(SSE_FORMAT, "sse_format", "malformed event stream")                       \
+  XX(PROVIDER_FORMAT, "provider_format", "a stream chunk is not JSON, or from no known provider")
 
 typedef enum sluice_status {
 #define SLUICE_XX_ENUM(e, code, text) SLUICE_##e,
@@ -505,6 +506,98 @@ SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char 
                                                 const char *options_json, size_t options_len,
                                                 const sluice_sink *sink, const sluice_mem *mem,
                                                 sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* provider: a provider's stream into deltas (DESIGN.md §2 providers)   */
+/* ------------------------------------------------------------------ */
+/* Frames the body (sse, ndjson or chunks; auto: JSON lines when the first
+ * byte that is not whitespace is '{', else SSE), reads each chunk's JSON
+ * and turns it into events, each at the feed that completes its chunk:
+ * SLUICE_EV_DELTA (text, reasoning, refusal, tool-call arguments, per
+ * choice), SLUICE_EV_TOOL_CALL, SLUICE_EV_FINISH, SLUICE_EV_USAGE,
+ * SLUICE_EV_ERROR, and at finish one SLUICE_EV_END, truncated unless the
+ * provider's end marker came ([DONE], message_stop, done: true, ...).
+ * The channels show one choice (`choice`, default 0): text and refusal on
+ * TEXT, reasoning on THOUGHT, tool-call arguments on OTHER; the framing's
+ * unfinished last line on DROPPED. A chunk that is not a JSON object (but
+ * [DONE]) fails with SLUICE_PROVIDER_FORMAT at the offset of its chunk. */
+typedef enum sluice_provider_kind {
+  SLUICE_PROVIDER_AUTO = 0,    /* detected from the first chunk's content */
+  SLUICE_PROVIDER_OPENAI,      /* chat completions, and the servers that copy it */
+  SLUICE_PROVIDER_COMPLETIONS, /* the legacy completions endpoint */
+  SLUICE_PROVIDER_RESPONSES,   /* OpenAI Responses */
+  SLUICE_PROVIDER_ANTHROPIC,   /* Anthropic Messages */
+  SLUICE_PROVIDER_OLLAMA,      /* /api/generate and /api/chat */
+  SLUICE_PROVIDER_GEMINI,      /* streamGenerateContent (alt=sse) */
+  SLUICE_PROVIDER_COHERE,      /* Cohere v2 chat */
+  SLUICE_PROVIDER_LLAMACPP,    /* llama.cpp /completion */
+  SLUICE_PROVIDER_COUNT
+} sluice_provider_kind;
+
+typedef enum sluice_framing {
+  SLUICE_FRAMING_AUTO = 0,
+  SLUICE_FRAMING_SSE,
+  SLUICE_FRAMING_NDJSON,
+  SLUICE_FRAMING_CHUNKS
+} sluice_framing;
+
+/* "openai", "completions", ..., and "auto". */
+SLUICE_API const char *sluice_provider_name(sluice_provider_kind k);
+
+typedef struct sluice_provider_opts {
+  size_t size;                  /* set by sluice_provider_opts_init */
+  sluice_provider_kind provider; /* default AUTO */
+  sluice_framing framing;       /* default AUTO */
+  size_t choice;                /* the choice the channels show; default 0 */
+  size_t max_line, max_event;   /* the framing's caps (sluice_sse_opts) */
+} sluice_provider_opts;
+
+SLUICE_API void sluice_provider_opts_init_size(sluice_provider_opts *o, size_t size);
+#define sluice_provider_opts_init(o) \
+  sluice_provider_opts_init_size((o), sizeof(sluice_provider_opts))
+SLUICE_API sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opts *o,
+                                             const sluice_sink *sink, const sluice_mem *mem,
+                                             sluice_error *err);
+/* The provider a provider filter (or a pipeline's) detected so far
+ * (SLUICE_PROVIDER_AUTO while undecided, or for another filter). */
+SLUICE_API sluice_provider_kind sluice_provider_detected(const sluice_filter *f);
+
+/* ------------------------------------------------------------------ */
+/* pipeline: provider -> filters -> deltas (DESIGN.md §2 pipelines)     */
+/* ------------------------------------------------------------------ */
+/* A provider, then for every choice its own chain of filters over the
+ * choice's text (harmony first when the model is "llama.cpp/gpt-oss" or
+ * harmony is on), and optionally a json filter over each tool call's
+ * arguments. Each chunk's deltas are fed to the chains one delta per feed,
+ * and what every filter releases during that feed becomes the pipeline's
+ * deltas: text, reasoning (the filters' THOUGHT), other, markup, dropped,
+ * in that order; refusal and the provider's reasoning pass through. A
+ * choice's chain is finished at its finish event, so held bytes come out
+ * before it. Events: the provider's, and the filters' stop and repair
+ * events of the choice the channels show. */
+typedef struct sluice_stage {
+  const char *filter;  /* a filter name ("think", "clean", ...) */
+  const char *options; /* its options as JSON text, NULL for {} */
+} sluice_stage;
+
+#define SLUICE_PIPELINE_MAX_STAGES 16
+
+typedef struct sluice_pipeline_opts {
+  size_t size;                         /* set by sluice_pipeline_opts_init */
+  const sluice_provider_opts *provider; /* NULL: the defaults */
+  const sluice_stage *stages;          /* the text filters, in order */
+  size_t nstages;
+  const char *arguments;               /* json options for tool-call arguments, NULL: off */
+  const char *model;                   /* "llama.cpp/gpt-oss" switches harmony on */
+  int harmony;                         /* -1 (default): by the model; 0 off; 1 on */
+} sluice_pipeline_opts;
+
+SLUICE_API void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t size);
+#define sluice_pipeline_opts_init(o) \
+  sluice_pipeline_opts_init_size((o), sizeof(sluice_pipeline_opts))
+SLUICE_API sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opts *o,
+                                             const sluice_sink *sink, const sluice_mem *mem,
+                                             sluice_error *err);
 
 #ifdef __cplusplus
 }

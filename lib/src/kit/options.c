@@ -394,3 +394,45 @@ sluice_status sluicep_chunks_from_json(sluice_filter **out, json_t *opts, const 
   if (lines_opts(opts, "filter chunks", &o, err)) return SLUICE_BAD_OPTION;
   return sluice_chunks_new(out, &o, sink, mem, err);
 }
+
+/* ---------------- provider ---------------- */
+
+static const char *const provider_keys[] = {"provider", "framing", "choice", "max_line",
+                                            "max_event", NULL};
+
+int sluicep_provider_opts(json_t *opts, sluice_provider_opts *o, sluice_error *err) {
+  /* the servers that send OpenAI's chunks are accepted by their names */
+  static const char *const names[] = {"auto", "openai", "completions", "responses", "anthropic",
+                                      "ollama", "gemini", "cohere", "llamacpp", "mistral",
+                                      "deepseek", "groq", "vllm", "openrouter", NULL};
+  static const int values[] = {SLUICE_PROVIDER_AUTO,      SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_COMPLETIONS, SLUICE_PROVIDER_RESPONSES,
+                               SLUICE_PROVIDER_ANTHROPIC, SLUICE_PROVIDER_OLLAMA,
+                               SLUICE_PROVIDER_GEMINI,    SLUICE_PROVIDER_COHERE,
+                               SLUICE_PROVIDER_LLAMACPP,  SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_OPENAI,    SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_OPENAI,    SLUICE_PROVIDER_OPENAI};
+  static const char *const framings[] = {"auto", "sse", "ndjson", "chunks", NULL};
+  static const int framing_values[] = {SLUICE_FRAMING_AUTO, SLUICE_FRAMING_SSE,
+                                       SLUICE_FRAMING_NDJSON, SLUICE_FRAMING_CHUNKS};
+  sluice_provider_opts_init(o);
+  int kind = (int)o->provider, framing = (int)o->framing;
+  if (sluicep_opt_check_keys(opts, provider_keys, err, "filter provider") ||
+      sluicep_opt_enum(opts, "provider", names, values, &kind, err) ||
+      sluicep_opt_enum(opts, "framing", framings, framing_values, &framing, err) ||
+      sluicep_opt_size(opts, "choice", &o->choice, err) ||
+      sluicep_opt_size(opts, "max_line", &o->max_line, err) ||
+      sluicep_opt_size(opts, "max_event", &o->max_event, err))
+    return -1;
+  o->provider = (sluice_provider_kind)kind;
+  o->framing = (sluice_framing)framing;
+  return 0;
+}
+
+sluice_status sluicep_provider_from_json(sluice_filter **out, json_t *opts,
+                                         const sluice_sink *sink, const sluice_mem *mem,
+                                         sluice_error *err) {
+  sluice_provider_opts o;
+  if (sluicep_provider_opts(opts, &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_provider_new(out, &o, sink, mem, err);
+}
