@@ -183,7 +183,7 @@ SLUICE_API sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, 
     __attribute__((format(printf, 2, 3)));
 
 /* SLUICE_NOMEM with "out of memory creating the <filter> filter". */
-sluice_status sluicep_nomem(sluice_error *err, const char *filter);
+SLUICE_API sluice_status sluicep_nomem(sluice_error *err, const char *filter);
 
 /* Copies a caller's options struct (which starts with its size) into *dst,
  * a struct of dst_size bytes that init already filled with the defaults:

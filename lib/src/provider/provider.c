@@ -520,6 +520,7 @@ const char *sluice_provider_name(sluice_provider_kind k) {
 }
 
 sluice_provider_kind sluice_provider_detected(const sluice_filter *f) {
+  if (f && f->vt != &provider_vt) f = sluicep_pipeline_provider(f);
   if (!f || f->vt != &provider_vt) return SLUICE_PROVIDER_AUTO;
   const provider *pv = (const provider *)f;
   return pv->ad ? pv->ad->kind : SLUICE_PROVIDER_AUTO;

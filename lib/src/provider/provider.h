@@ -62,6 +62,9 @@ struct provider {
 extern const pv_adapter pv_openai, pv_completions, pv_responses, pv_anthropic, pv_ollama,
     pv_gemini, pv_cohere, pv_llamacpp;
 
+/* A pipeline's provider filter, NULL for another filter (pipeline.c). */
+sluice_filter *sluicep_pipeline_provider(const sluice_filter *f);
+
 /* 1 when some choice appeared and every one that did has finished. */
 int pv_all_finished(const provider *pv);
 
