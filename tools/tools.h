@@ -36,6 +36,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* Benchmarks (bench/). */
 int bench_clean(int argc, char **argv);

@@ -293,6 +293,10 @@ SLUICE_API sluice_status sluice_output_status(const sluice_output *o);
 SLUICE_API uint64_t sluice_utf8_count(const void *p, size_t n);
 /* 1 if p[0..n) is well-formed UTF-8. */
 SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
+/* The bytes at the end of p[0..n) that begin a well-formed sequence not
+ * yet complete (0 to 3): what a chunk cut in the middle of a character
+ * leaves for the next one. */
+SLUICE_API size_t sluice_utf8_tail(const void *p, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* clean: the response cleaner pipeline (DESIGN.md §2, seed 000)        */
@@ -485,6 +489,52 @@ SLUICE_API sluice_status sluice_ndjson_new(sluice_filter **out, const sluice_lin
 SLUICE_API sluice_status sluice_chunks_new(sluice_filter **out, const sluice_lines_opts *o,
                                            const sluice_sink *sink, const sluice_mem *mem,
                                            sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* writer: provider or pipeline events back into a stream (DESIGN §2)   */
+/* ------------------------------------------------------------------ */
+/* A sink that writes the delta, tool_call, finish, usage, error and end
+ * events it receives as a stream a client reads: OpenAI chat completion
+ * chunks (SSE, every choice; text as content, reasoning as
+ * reasoning_content, refusals, tool calls by index, finish reasons in
+ * OpenAI's words, usage in a chunk with choices: []) or Anthropic Messages
+ * events (the writer's choice only; blocks of text, thinking and tool_use;
+ * stop reasons in Anthropic's words). Deltas of other kinds (markup,
+ * dropped, other) and channel bytes are not written. An event never cuts a
+ * UTF-8 sequence: a delta's incomplete last character waits for the next
+ * delta of its kind, and bytes that are not UTF-8 are written as U+FFFD.
+ * The end event writes `data: [DONE]` (OpenAI) or message_stop
+ * (Anthropic) for a complete stream; a truncated one ends with an error
+ * event instead, never with the clean end. The writer writes, it does not
+ * read JSON: the usage object it is given is copied as it is. */
+typedef enum sluice_write_format {
+  SLUICE_WRITE_OPENAI_SSE = 0, /* chat.completion.chunk events */
+  SLUICE_WRITE_ANTHROPIC_SSE   /* Anthropic Messages events */
+} sluice_write_format;
+
+typedef struct sluice_writer_opts {
+  size_t size;                /* set by sluice_writer_opts_init */
+  sluice_write_format format;
+  const char *id;             /* default "chatcmpl-sluice" / "msg_sluice" */
+  const char *model;          /* default "sluice" */
+  size_t choice;              /* Anthropic: the choice written; default 0 */
+} sluice_writer_opts;
+
+typedef struct sluice_writer sluice_writer;
+/* Where the written bytes go; non-zero stops the writer (and, through the
+ * sink, the filter that feeds it, with SLUICE_CALLBACK). */
+typedef int (*sluice_write_fn)(void *user, const char *bytes, size_t n);
+
+SLUICE_API void sluice_writer_opts_init_size(sluice_writer_opts *o, size_t size);
+#define sluice_writer_opts_init(o) sluice_writer_opts_init_size((o), sizeof(sluice_writer_opts))
+SLUICE_API sluice_status sluice_writer_new(sluice_writer **out, const sluice_writer_opts *o,
+                                           sluice_write_fn write, void *user,
+                                           const sluice_mem *mem, sluice_error *err);
+/* The sink to give the provider or pipeline (channel bytes are ignored). */
+SLUICE_API sluice_sink sluice_writer_sink(sluice_writer *w);
+/* SLUICE_OK, SLUICE_NOMEM or SLUICE_CALLBACK (the write function failed). */
+SLUICE_API sluice_status sluice_writer_status(const sluice_writer *w);
+SLUICE_API void sluice_writer_free(sluice_writer *w);
 
 /* ================================================================== */
 /* The kit: libsluice-kit, which links jansson (privately). The filters  */

@@ -111,8 +111,7 @@ static void choice_key(jsonw *w, const sluice_event *ev) {
   jw_int(w, (int64_t)ev->offset);
 }
 
-/* The protocol form of one event (FORMAT.md). */
-static int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
+int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
   jw_begin_object(w);
   switch (ev->type) {
   case SLUICE_EV_THOUGHT: {
