@@ -168,6 +168,8 @@ static const struct {
     {"harmony", bench_harmony},
     {"monitor", bench_monitor},
     {"json", bench_json},
+    {"sse", bench_sse},
+    {"replay", bench_replay},
 };
 
 int cmd_bench(int argc, char **argv) {

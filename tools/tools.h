@@ -41,6 +41,8 @@ int cmd_replay(int argc, char **argv);
 /* Benchmarks (bench/). */
 int bench_clean(int argc, char **argv);
 int bench_json(int argc, char **argv);
+int bench_sse(int argc, char **argv);
+int bench_replay(int argc, char **argv);
 
 /* Seconds on a monotonic clock, for the benchmarks. */
 static inline double bench_now(void) { return now_seconds(); }
