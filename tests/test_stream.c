@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jread.h"
+#include "jread_check.h"
 #include "rng.h"
 #include "util.h"
 #include "testutil.h"
@@ -223,22 +223,6 @@ static void test_feeding_faults(void) {
 }
 
 /* ---------------- the JSON reader against jansson ---------------- */
-
-static int jr_accepts(const char *p, size_t n) {
-  jr r;
-  jr_init(&r, p, n);
-  return jr_skip(&r) && jr_end(&r);
-}
-
-/* jansson accepts a top-level value with DECODE_ANY; it also refuses what
- * the reader allows on purpose (integers past int64, reals past a double,
- * nesting past 2048), so those count as accepted. */
-static int jansson_accepts(const char *p, size_t n) {
-  json_error_t e;
-  json_t *v = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
-  json_decref(v);
-  return v || json_error_code(&e) == json_error_numeric_overflow;
-}
 
 static void test_reader(void) {
   static const char *const texts[] = {
