@@ -54,6 +54,8 @@ def expect(objs, done, lines):
                     continue
                 if c.get("finish_reason"):
                     finished = True
+                if isinstance(c.get("text"), str):  # the legacy completions endpoint
+                    text.append(c["text"])
                 d = c.get("delta") or {}
                 content = d.get("content")
                 if isinstance(content, str):
@@ -79,6 +81,16 @@ def expect(objs, done, lines):
                 text.append(o["delta"])
             elif o["type"] in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
                 reasoning.append(o["delta"])
+        elif "-" in str(o.get("type", "")):
+            kind = "cohere"
+            last_type = o["type"]
+            msg = (o.get("delta") or {}).get("message") or {}
+            if o["type"] == "content-delta":
+                c = msg.get("content") or {}
+                text.append(c.get("text", ""))
+                reasoning.append(c.get("thinking", ""))
+            elif o["type"] == "tool-plan-delta":
+                reasoning.append(msg.get("tool_plan", ""))
         elif "type" in o:
             kind = "anthropic"
             last_type = o["type"]
@@ -98,6 +110,10 @@ def expect(objs, done, lines):
                 for p in c.get("content", {}).get("parts", []):
                     if "text" in p:
                         (reasoning if p.get("thought") else text).append(p["text"])
+        elif "stop" in o and "content" in o:
+            kind = "llamacpp"
+            text.append(o["content"])
+            finished = finished or o["stop"] is True
         elif "done" in o:
             kind = "ollama"
             finished = finished or o["done"] is True
@@ -109,6 +125,8 @@ def expect(objs, done, lines):
         complete = last_type in ("response.completed", "response.incomplete", "response.failed")
     elif kind == "anthropic":
         complete = last_type == "message_stop"
+    elif kind == "cohere":
+        complete = last_type == "message-end"
     else:
         complete = finished
     return "".join(text), "".join(reasoning), not complete
