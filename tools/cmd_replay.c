@@ -3,14 +3,14 @@
  * the pipeline (DESIGN.md §3 replay): what a user of that stack would see,
  * and, with --check, proof that every re-chunking gives the same.
  *
- * The capture is read as it goes (tools/common/capture.c) and fed chunk by
+ * The capread is read as it goes (tools/common/capread.c) and fed chunk by
  * chunk; the output is written as it is released. Nothing of the capture
  * or of its output is held, but a chunk (and, for --check, the output
  * between two positions where both runs have been fed the same bytes).
  */
 #include "tools.h"
 
-#include "common/capture.h"
+#include "common/capread.h"
 #include "common/outcmp.h"
 
 #include <errno.h>
@@ -60,7 +60,7 @@ static const char replay_usage[] =
     "                      with a larger chunk (whole, for a larger capture) is\n"
     "                      refused, or skipped by --check\n"
     "\n"
-    "A malformed capture stops with its file, line, byte offset and reason, and\n"
+    "A malformed capread stops with its file, line, byte offset and reason, and\n"
     "exit status 1.\n";
 
 enum output { OUT_TEXT, OUT_JSONL, OUT_SSE, OUT_ANTHROPIC };
@@ -215,8 +215,8 @@ static sluice_filter *make_pipeline(const char *spec, sluice_sink *sink) {
 
 /* ---------------- errors ---------------- */
 
-static void capture_error(const char *path, const capture *cap, const sluice_error *e) {
-  uint64_t line = capture_line_of(cap, e->offset);
+static void capture_error(const char *path, const capread *cap, const sluice_error *e) {
+  uint64_t line = capread_line_of(cap, e->offset);
   fflush(stdout);
   if (line)
     fprintf(stderr, "sluice replay: %s: line %llu, byte %llu: %s: %s\n", path,
@@ -227,7 +227,7 @@ static void capture_error(const char *path, const capture *cap, const sluice_err
             (unsigned long long)e->offset, sluice_status_name(e->status), e->message);
 }
 
-static void read_error(const char *path, const capture *cap) {
+static void read_error(const char *path, const capread *cap) {
   fflush(stdout);
   if (cap->err == EFBIG)
     fprintf(stderr, "sluice replay: %s: a chunk of this chunking is larger than --max-chunk "
@@ -239,12 +239,12 @@ static void read_error(const char *path, const capture *cap) {
 /* ---------------- one replay ---------------- */
 
 /* Feeds the capture to f as cap cuts it. 0, or 1 after a message. */
-static int feed_capture(const char *path, capture *cap, sluice_filter *f, const rstate *rs) {
+static int feed_capture(const char *path, capread *cap, sluice_filter *f, const rstate *rs) {
   const char *p;
   size_t n;
   int r;
   sluice_status st = SLUICE_OK;
-  while ((r = capture_next(cap, &p, &n)) > 0 && (st = sluice_feed(f, p, n)) == SLUICE_OK) {
+  while ((r = capread_next(cap, &p, &n)) > 0 && (st = sluice_feed(f, p, n)) == SLUICE_OK) {
   }
   if (r < 0) {
     read_error(path, cap);
@@ -281,7 +281,7 @@ static void summary(const char *path, sluice_filter *f, const rstate *rs, uint64
 /* ---------------- --check ---------------- */
 
 typedef struct run {
-  capture cap;
+  capread cap;
   sluice_filter *f;
   sluice_output *out;
   int ended, failed;
@@ -290,7 +290,7 @@ typedef struct run {
 static int run_step(run *r) {
   const char *p;
   size_t n;
-  int k = capture_next(&r->cap, &p, &n);
+  int k = capread_next(&r->cap, &p, &n);
   if (k < 0) return -1;
   if (k == 0) {
     r->ended = 1;
@@ -363,7 +363,7 @@ static int lockstep(run *a, run *b, const char *mode) {
 
 static int run_open(run *r, const char *path, const char *spec, size_t max_chunk) {
   memset(r, 0, sizeof *r);
-  if (capture_open(&r->cap, path, max_chunk)) {
+  if (capread_open(&r->cap, path, max_chunk)) {
     fprintf(stderr, "sluice replay: %s: %s\n", path, strerror(errno));
     return -1;
   }
@@ -379,15 +379,15 @@ static void run_reset(run *r, const char *spec) {
   sluice_sink sink = sluice_output_sink(r->out);
   r->f = make_pipeline(spec, &sink);
   if (!r->f) die("the pipeline could not be built again");
-  if (capture_rewind(&r->cap)) die("cannot rewind the capture: %s", strerror(errno));
-  capture_cut_recorded(&r->cap);
+  if (capread_rewind(&r->cap)) die("cannot rewind the capture: %s", strerror(errno));
+  capread_cut_recorded(&r->cap);
   r->ended = r->failed = 0;
 }
 
 static void run_close(run *r) {
   sluice_free(r->f);
   sluice_output_free(r->out);
-  capture_close(&r->cap);
+  capread_close(&r->cap);
 }
 
 static int check(const char *path, const char *spec, size_t max_chunk) {
@@ -403,7 +403,7 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
   size_t n = (size_t)a.cap.size;
   split_params sp;
   split_params_default(&sp);
-  sp.max_single = 16; /* every run replays the whole capture */
+  sp.max_single = 16; /* every run replays the whole capread */
   sp.nrandom = 8;
   static const split_mode modes[] = {M_WHOLE, M_SINGLE, M_BYTES, M_EMPTY, M_RANDOM};
   static const size_t sizes[] = {2, 3, 7, 64, 1000, 4096};
@@ -419,7 +419,7 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
       while (!rc && split_start(&it)) {
         run_reset(&a, spec);
         run_reset(&b, spec);
-        capture_cut_split(&b.cap, &it);
+        capread_cut_split(&b.cap, &it);
         int k = lockstep(&a, &b, name);
         if (k == -2) {
           read_error(path, &a.cap);
@@ -441,7 +441,7 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
         cutter_init(&cut, fixed ? CUT_SIZE : CUT_RANDOM, fixed ? sizes[k] : 64, k + 1);
         run_reset(&a, spec);
         run_reset(&b, spec);
-        capture_cut_cutter(&b.cap, &cut);
+        capread_cut_cutter(&b.cap, &cut);
         char label[64];
         snprintf(label, sizeof label, fixed ? "%zu" : "random:%zu", fixed ? sizes[k] : k + 1);
         int r = lockstep(&a, &b, label);
@@ -471,7 +471,7 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
 
 /* ---------------- the command ---------------- */
 
-static int parse_rechunk(const char *s, capture *cap, cutter *cut, split_iter *it,
+static int parse_rechunk(const char *s, capread *cap, cutter *cut, split_iter *it,
                          split_params *sp) {
   uint64_t v;
   if (strcmp(s, "recorded") == 0) return 0;
@@ -479,7 +479,7 @@ static int parse_rechunk(const char *s, capture *cap, cutter *cut, split_iter *i
     if (cap->size == UINT64_MAX) return 0; /* read whole below */
     split_begin(it, M_WHOLE, (size_t)cap->size, sp, 0, NULL);
     split_start(it);
-    capture_cut_split(cap, it);
+    capread_cut_split(cap, it);
     return 0;
   }
   if (strcmp(s, "bytes") == 0) {
@@ -491,7 +491,7 @@ static int parse_rechunk(const char *s, capture *cap, cutter *cut, split_iter *i
   } else {
     return -1;
   }
-  capture_cut_cutter(cap, cut);
+  capread_cut_cutter(cap, cut);
   return 0;
 }
 
@@ -587,8 +587,8 @@ int cmd_replay(int argc, char **argv) {
     free(spec);
     return rc;
   }
-  capture cap;
-  if (capture_open(&cap, path, (size_t)max_chunk)) {
+  capread cap;
+  if (capread_open(&cap, path, (size_t)max_chunk)) {
     fprintf(stderr, "sluice replay: %s: %s\n", path, strerror(errno));
     free(spec);
     return 1;
@@ -600,14 +600,14 @@ int cmd_replay(int argc, char **argv) {
   if (parse_rechunk(rechunk, &cap, &cut, &it, &sp)) {
     fprintf(stderr, "sluice replay: --rechunk must be recorded, whole, bytes, random:SEED or "
                     "a number of bytes\n");
-    capture_close(&cap);
+    capread_close(&cap);
     free(spec);
     return 2;
   }
   if (strcmp(rechunk, "whole") == 0 && cap.size == UINT64_MAX) {
     /* a pipe: one chunk of everything, within --max-chunk */
     cutter_init(&cut, CUT_SIZE, (size_t)max_chunk, 0);
-    capture_cut_cutter(&cap, &cut);
+    capread_cut_cutter(&cap, &cut);
   }
   if (rs.output == OUT_SSE || rs.output == OUT_ANTHROPIC) {
     sluice_writer_opts wo;
@@ -637,7 +637,7 @@ int cmd_replay(int argc, char **argv) {
   sluice_free(f);
   sluice_writer_free(rs.writer);
   tbuf_free(&rs.line);
-  capture_close(&cap);
+  capread_close(&cap);
   free(spec);
   return rc;
 }

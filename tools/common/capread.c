@@ -1,7 +1,7 @@
 /*
- * capture.c: reading a capture as it goes (capture.h).
+ * capread.c: reading a capture as it goes (capread.h).
  */
-#include "capture.h"
+#include "capread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #define BLOCK 65536
 #define MAX_RECORD ((size_t)1 << 20) /* a recorded chunk is cut here at the latest */
 
-int capture_open(capture *c, const char *path, size_t max_chunk) {
+int capread_open(capread *c, const char *path, size_t max_chunk) {
   memset(c, 0, sizeof *c);
   c->fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY);
   if (c->fd < 0) return -1;
@@ -23,11 +23,11 @@ int capture_open(capture *c, const char *path, size_t max_chunk) {
   c->blk = xmalloc(BLOCK);
   c->max_chunk = max_chunk;
   c->big.limit = max_chunk ? max_chunk + 1 : 0;
-  capture_cut_recorded(c);
+  capread_cut_recorded(c);
   return 0;
 }
 
-void capture_close(capture *c) {
+void capread_close(capread *c) {
   if (c->own) close(c->fd);
   free(c->blk);
   tbuf_free(&c->big);
@@ -35,7 +35,7 @@ void capture_close(capture *c) {
   c->fd = -1;
 }
 
-int capture_rewind(capture *c) {
+int capread_rewind(capread *c) {
   if (lseek(c->fd, 0, SEEK_SET) != 0) return -1;
   c->off = 0;
   c->blen = c->bpos = 0;
@@ -44,24 +44,24 @@ int capture_rewind(capture *c) {
   return 0;
 }
 
-void capture_cut_recorded(capture *c) {
+void capread_cut_recorded(capread *c) {
   c->how = CAP_RECORDED;
   c->lines = -1; /* decided at the first byte that is not whitespace */
   c->last4 = 0;
 }
 
-void capture_cut_split(capture *c, split_iter *started) {
+void capread_cut_split(capread *c, split_iter *started) {
   c->how = CAP_SPLIT;
   c->split = started;
 }
 
-void capture_cut_cutter(capture *c, const cutter *cut) {
+void capread_cut_cutter(capread *c, const cutter *cut) {
   c->how = CAP_CUTTER;
   c->cut = *cut;
 }
 
 /* More bytes in the block; 0 at the end of the file, -1 on error. */
-static int refill(capture *c) {
+static int refill(capread *c) {
   if (c->eof) return 0;
   for (;;) {
     ssize_t r = read(c->fd, c->blk, BLOCK);
@@ -77,14 +77,14 @@ static int refill(capture *c) {
   }
 }
 
-static int grow(capture *c, const char *p, size_t n) {
+static int grow(capread *c, const char *p, size_t n) {
   if (tbuf_add(&c->big, p, n) == 0) return 0;
   c->err = c->big.limit && c->big.n + n > c->max_chunk ? EFBIG : ENOMEM;
   return -1;
 }
 
 /* `want` bytes (fewer at the end of the file) at *p. */
-static int take(capture *c, size_t want, const char **p, size_t *n) {
+static int take(capread *c, size_t want, const char **p, size_t *n) {
   if (c->bpos == c->blen && want > 0) {
     int r = refill(c);
     if (r < 0) return -1;
@@ -116,7 +116,7 @@ static int take(capture *c, size_t want, const char **p, size_t *n) {
 
 /* Scans blk[from, blen) for the end of the next recorded chunk: 1 with
  * *end just after it, or 0 (with *end = blen) when the block has none. */
-static int scan_record(capture *c, size_t from, size_t *end) {
+static int scan_record(capread *c, size_t from, size_t *end) {
   for (size_t i = from; i < c->blen; i++) {
     unsigned char b = (unsigned char)c->blk[i];
     if (c->lines < 0) {
@@ -142,7 +142,7 @@ static int scan_record(capture *c, size_t from, size_t *end) {
   return 0;
 }
 
-static int next_record(capture *c, const char **p, size_t *n) {
+static int next_record(capread *c, const char **p, size_t *n) {
   c->big.n = 0;
   for (;;) {
     if (c->bpos == c->blen) {
@@ -174,7 +174,7 @@ static int next_record(capture *c, const char **p, size_t *n) {
   return 1;
 }
 
-int capture_next(capture *c, const char **p, size_t *n) {
+int capread_next(capread *c, const char **p, size_t *n) {
   size_t want;
   switch (c->how) {
   case CAP_RECORDED: return next_record(c, p, n);
@@ -195,7 +195,7 @@ int capture_next(capture *c, const char **p, size_t *n) {
   return 1;
 }
 
-uint64_t capture_line_of(const capture *c, uint64_t offset) {
+uint64_t capread_line_of(const capread *c, uint64_t offset) {
   if (c->size == UINT64_MAX) return 0;
   char buf[BLOCK];
   uint64_t line = 1, pos = 0;
