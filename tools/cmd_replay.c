@@ -3,7 +3,7 @@
  * the pipeline (DESIGN.md §3 replay): what a user of that stack would see,
  * and, with --check, proof that every re-chunking gives the same.
  *
- * The capread is read as it goes (tools/common/capread.c) and fed chunk by
+ * The capture is read as it goes (tools/common/capread.c) and fed chunk by
  * chunk; the output is written as it is released. Nothing of the capture
  * or of its output is held, but a chunk (and, for --check, the output
  * between two positions where both runs have been fed the same bytes).
@@ -60,7 +60,7 @@ static const char replay_usage[] =
     "                      with a larger chunk (whole, for a larger capture) is\n"
     "                      refused, or skipped by --check\n"
     "\n"
-    "A malformed capread stops with its file, line, byte offset and reason, and\n"
+    "A malformed capture stops with its file, line, byte offset and reason, and\n"
     "exit status 1.\n";
 
 enum output { OUT_TEXT, OUT_JSONL, OUT_SSE, OUT_ANTHROPIC };
