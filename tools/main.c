@@ -11,11 +11,15 @@ static const char usage[] =
     "Commands:\n"
     "  proto     serve the JSON-lines filter protocol on stdin/stdout\n"
     "  conform   run the golden conformance suites in every split mode\n"
+    "  diff      compare other implementations with sluice, case by case\n"
     "  bench     measure filter throughput and hold-back\n"
     "  mkcorpus  write the conformance cases as fuzz seed corpora\n"
     "  clean     clean an LLM response on stdin with a proxy config (--config FILE)\n"
     "  json      repair the JSON value on standard input\n"
     "  replay    replay a captured provider stream through a pipeline\n"
+    "  serve     a mock upstream: serve recorded provider streams over HTTP\n"
+    "  record    a recording proxy: forward requests, write captures\n"
+    "  capture   import recordings made elsewhere (cassettes, HAR, AI SDK chunks)\n"
     "\n"
     "Run \"sluice COMMAND --help\" for a command's options.\n";
 
@@ -31,11 +35,14 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench},
+  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"diff", cmd_diff}, {"bench", cmd_bench},
                 {"mkcorpus", cmd_mkcorpus},
                 {"clean", cmd_clean},
                 {"json", cmd_json},
-                {"replay", cmd_replay}};
+                {"replay", cmd_replay},
+                {"serve", cmd_serve},
+                {"record", cmd_record},
+                {"capture", cmd_capture}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "sluice: unknown command \"%s\"\n\n%s", argv[1], usage);

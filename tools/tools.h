@@ -18,12 +18,14 @@
 
 #include "common/answer.h"
 #include "common/bytes.h"
+#include "common/capture.h"
 #include "common/check.h"
 #include "common/chunking.h"
 #include "common/driver.h"
 #include "common/jsonw.h"
 #include "common/proto.h"
 #include "common/reference.h"
+#include "common/runargs.h"
 #include "common/rng.h"
 #include "common/suite.h"
 #include "common/util.h"
@@ -32,11 +34,15 @@
 /* Subcommands (one file each). Each returns the process exit status. */
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 /* Benchmarks (bench/). */
 int bench_clean(int argc, char **argv);
