@@ -13,14 +13,14 @@ unfinished last line on dropped where a case gives one.
 
 Run from anywhere:  python3 conformance/suites/pipeline/make_cases.py
 """
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ among the suites
 sys.path.insert(0, os.path.join(HERE, "..", "provider"))
 from make_cases import (D as PD, END, E, F, TC, U, chat, dumps, jsonl, ndjson,  # noqa: E402
-                        sse)
+                        case_entry, sse, write_suite)
 
 
 def D(kind, text, choice=0, index=None):
@@ -226,22 +226,8 @@ def main():
             if c["dropped"]:
                 expect["dropped"] = expect.get("dropped", "") + c["dropped"]
             expect["events"] = c["events"]
-        out = {"id": c["id"], "input": body.decode()}
-        if c["opts"]:
-            out["options"] = c["opts"]
-        out["expect"] = expect
-        out["source"] = c["source"]
-        by_file.setdefault(c["file"], []).append(out)
-    total = 0
-    for name, cases in by_file.items():
-        ids = [x["id"] for x in cases]
-        assert len(ids) == len(set(ids)), name
-        doc = {"filter": "pipeline", "note": FILES[name], "cases": cases}
-        with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        total += len(cases)
-    print("pipeline suite: %d cases in %d files" % (total, len(by_file)))
+        by_file.setdefault(c["file"], []).append(case_entry(c["id"], body, expect, c["source"], c["opts"]))
+    write_suite(HERE, "pipeline", FILES, by_file, "pipeline")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,12 @@ Run from anywhere:  python3 conformance/suites/provider/make_cases.py
 """
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ among the suites
+sys.path.insert(0, os.path.dirname(HERE))
+from casefiles import case_entry, write_suite  # noqa: E402
 
 
 def dumps(o):
@@ -686,12 +690,6 @@ def channels(events, choice):
     return text, thought, other
 
 
-def spec(b):
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"hex": b.hex()}
-
 
 def main():
     by_file = {}
@@ -711,22 +709,8 @@ def main():
             if c["dropped"]:
                 expect["dropped"] = c["dropped"]
             expect["events"] = c["events"]
-        out = {"id": c["id"], "input": spec(body)}
-        if c["opts"]:
-            out["options"] = c["opts"]
-        out["expect"] = expect
-        out["source"] = c["source"]
-        by_file.setdefault(c["file"], []).append(out)
-    total = 0
-    for name, cases in by_file.items():
-        ids = [c["id"] for c in cases]
-        assert len(ids) == len(set(ids)), name
-        doc = {"filter": "provider", "note": FILES[name], "cases": cases}
-        with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        total += len(cases)
-    print("provider suite: %d cases in %d files" % (total, len(by_file)))
+        by_file.setdefault(c["file"], []).append(case_entry(c["id"], body, expect, c["source"], c["opts"]))
+    write_suite(HERE, "provider", FILES, by_file, "provider")
 
 
 if __name__ == "__main__":

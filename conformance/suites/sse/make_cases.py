@@ -10,10 +10,14 @@ anything is written, so a mistake in the model shows here first.
 
 Run from anywhere:  python3 conformance/suites/sse/make_cases.py
 """
-import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ among the suites
+sys.path.insert(0, os.path.dirname(HERE))
+from casefiles import case_entry, spec, write_suite  # noqa: E402
+
 DEFAULT_MAX = 8 << 20
 WHATWG = "WHATWG HTML 9.2.6 (docs/SOURCES.md §sse)"
 ANCHOR = "anchor sse edge case"
@@ -24,13 +28,6 @@ class Limit(Exception):
         Exception.__init__(self, offset)
         self.offset = offset
 
-
-def spec(b):
-    """A byte string in the case format: a string when UTF-8, else hex."""
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return {"hex": b.hex()}
 
 
 def sse_model(b, max_line=DEFAULT_MAX, max_event=DEFAULT_MAX):
@@ -426,26 +423,10 @@ def main():
         if c["want"] is not None:
             assert expect.get("events") == c["want"], (c["id"], expect, c["want"])
         assert (c["id"][0] == "n") == ("error" in expect), c["id"]
-        out = {"id": c["id"], "input": spec(inp)}
-        if c["filter"] != "sse":
-            out["filter"] = c["filter"]
-        if opts:
-            out["options"] = opts
-        if c["chunks"] is not None:
-            out["chunks"] = [spec(x) for x in c["chunks"]]
-        out["expect"] = expect
-        out["source"] = c["source"]
-        by_file.setdefault(c["file"], []).append(out)
-    total = 0
-    for name, cases in by_file.items():
-        ids = [c["id"] for c in cases]
-        assert len(ids) == len(set(ids)), name
-        doc = {"filter": "sse", "note": FILES[name], "cases": cases}
-        with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        total += len(cases)
-    print("sse suite: %d cases in %d files" % (total, len(by_file)))
+        by_file.setdefault(c["file"], []).append(case_entry(
+            c["id"], inp, expect, c["source"], opts, c["filter"] if c["filter"] != "sse" else None,
+            c["chunks"]))
+    write_suite(HERE, "sse", FILES, by_file, "sse")
 
 
 if __name__ == "__main__":

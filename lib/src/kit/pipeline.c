@@ -89,18 +89,7 @@ static int pass_event(pipeline *pl, const sluice_event *ev) {
 
 static int delta(pipeline *pl, size_t choice, const char *kind, const char *p, size_t n,
                  size_t index, sluice_channel ch) {
-  if (n == 0) return 0;
-  sluice_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.type = SLUICE_EV_DELTA;
-  ev.name = kind;
-  ev.name_len = strlen(kind);
-  ev.data = p;
-  ev.data_len = n;
-  ev.offset = choice;
-  ev.length = index;
-  if (sluicep_event(&pl->base, &ev)) return 1;
-  return choice == pl->shown && sluicep_emit(&pl->base, ch, p, n);
+  return sluicep_delta(&pl->base, pl->shown, choice, kind, p, n, index, ch);
 }
 
 /* The collected bytes, as deltas. */

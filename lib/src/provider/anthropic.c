@@ -22,21 +22,12 @@
 
 enum { BLOCK_OTHER = 0, BLOCK_TEXT, BLOCK_THINKING, BLOCK_TOOL };
 
-static int block_index(provider *pv, const pv_span *s, uint64_t *i) {
-  if (!pv_span_uint(s, i)) *i = 0;
-  if (*i < PV_MAX_SLOTS) return 1;
-  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at,
-               "the chunk at byte %llu: a content block index past 255",
-               (unsigned long long)pv->chunk_at);
-  return 0;
-}
-
 static int block_start(provider *pv, const pv_span *index, const pv_span *block) {
   static const char *const keys[] = {"type", "id", "name", "text", "thinking", NULL};
   uint64_t i;
   pv_span m[5];
   jr r;
-  if (!block_index(pv, index, &i)) return 1;
+  if (!pv_slot(pv, index, &i, "a content block index")) return 1;
   pv_span_reader(block, &r);
   if (!block->p || jr_peek(&r) != JR_OBJECT) return 0;
   if (pv_members(&r, keys, m)) return pv_bad_json(pv, &r);
@@ -64,7 +55,7 @@ static int block_delta(provider *pv, const pv_span *index, const pv_span *d) {
   uint64_t i;
   pv_span m[4];
   jr r;
-  if (!block_index(pv, index, &i)) return 1;
+  if (!pv_slot(pv, index, &i, "a content block index")) return 1;
   pv_span_reader(d, &r);
   if (!d->p || jr_peek(&r) != JR_OBJECT) return 0;
   if (pv_members(&r, keys, m)) return pv_bad_json(pv, &r);
@@ -129,10 +120,7 @@ static int chunk(provider *pv, jr *r) {
     }
     return 0;
   }
-  if (jr_is(&type, "error") && m[ERROR].p) {
-    pv_span_reader(&m[ERROR], &sub);
-    return pv_error(pv, &sub);
-  }
+  if (jr_is(&type, "error") && m[ERROR].p) return pv_error_span(pv, &m[ERROR]);
   return 0; /* ping, content_block_stop */
 }
 

@@ -34,13 +34,7 @@ static int function_call(provider *pv, size_t c, const pv_span *fc) {
   long t = pv_tool(pv, c, -1, has_id ? &id : NULL, &name);
   if (t < 0) return 1;
   if (!m[2].p || m[2].p[0] != '{') return 0;
-  pv->scratch.len = 0;
-  if (sluicep_buf_reserve(&pv->scratch, m[2].n + 1)) {
-    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.fed, "out of memory reading a chunk");
-    return 1;
-  }
-  size_t n = jr_compact(m[2].p, m[2].n, pv->scratch.ptr);
-  return pv_delta_bytes(pv, c, "arguments", pv->scratch.ptr, n, (size_t)t);
+  return pv_arguments_json(pv, c, &m[2], (size_t)t);
 }
 
 static int parts(provider *pv, size_t c, const pv_span *content) {
@@ -78,11 +72,7 @@ static int chunk(provider *pv, jr *r) {
   jr_str s;
   int finished = 0;
   if (pv_members(r, keys, m)) return pv_bad_json(pv, r);
-  if (m[ERROR].p) {
-    jr e;
-    pv_span_reader(&m[ERROR], &e);
-    if (pv_error(pv, &e)) return 1;
-  }
+  if (m[ERROR].p && pv_error_span(pv, &m[ERROR])) return 1;
   if (m[CANDIDATES].p) {
     jr cr;
     size_t count = 0;

@@ -20,11 +20,7 @@ static int chunk(provider *pv, jr *r) {
   jr_str s;
   if (pv_members(r, keys, m)) return pv_bad_json(pv, r);
   pv->st.ch[0].seen = 1;
-  if (m[ERROR].p) {
-    jr e;
-    pv_span_reader(&m[ERROR], &e);
-    if (pv_error(pv, &e)) return 1;
-  }
+  if (m[ERROR].p && pv_error_span(pv, &m[ERROR])) return 1;
   if (pv_span_str(&m[CONTENT], &s) && pv_delta(pv, 0, "text", &s, 0)) return 1;
   if (!pv_span_true(&m[STOP])) return 0;
   pv->st.done = 1;

@@ -47,14 +47,7 @@ static int tool_calls(provider *pv, const pv_span *calls) {
       if (pv_delta(pv, 0, "arguments", &args, (size_t)t)) return 1;
       continue;
     }
-    /* an object: its JSON text, compacted */
-    pv->scratch.len = 0;
-    if (sluicep_buf_reserve(&pv->scratch, f[1].n + 1)) {
-      sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.fed, "out of memory reading a chunk");
-      return 1;
-    }
-    size_t n = jr_compact(f[1].p, f[1].n, pv->scratch.ptr);
-    if (pv_delta_bytes(pv, 0, "arguments", pv->scratch.ptr, n, (size_t)t)) return 1;
+    if (pv_arguments_json(pv, 0, &f[1], (size_t)t)) return 1; /* an object */
   }
   return r.why ? pv_bad_json(pv, &r) : 0;
 }
@@ -68,11 +61,7 @@ static int chunk(provider *pv, jr *r) {
   jr_str s;
   if (pv_members(r, keys, m)) return pv_bad_json(pv, r);
   pv->st.ch[0].seen = 1;
-  if (m[ERROR].p) {
-    jr e;
-    pv_span_reader(&m[ERROR], &e);
-    if (pv_error(pv, &e)) return 1;
-  }
+  if (m[ERROR].p && pv_error_span(pv, &m[ERROR])) return 1;
   if (pv_span_str(&m[THINKING], &s) && pv_delta(pv, 0, "reasoning", &s, 0)) return 1;
   if (pv_span_str(&m[RESPONSE], &s) && pv_delta(pv, 0, "text", &s, 0)) return 1;
   if (m[MESSAGE].p && m[MESSAGE].p[0] == '{') {

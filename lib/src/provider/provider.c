@@ -71,8 +71,8 @@ static sluice_channel channel_of(const char *kind) {
   }
 }
 
-int pv_delta_bytes(provider *pv, size_t choice, const char *kind, const char *p, size_t n,
-                   size_t index) {
+int sluicep_delta(sluice_filter *f, size_t shown, size_t choice, const char *kind,
+                  const char *p, size_t n, size_t index, sluice_channel ch) {
   if (n == 0) return 0;
   sluice_event ev;
   memset(&ev, 0, sizeof ev);
@@ -83,8 +83,13 @@ int pv_delta_bytes(provider *pv, size_t choice, const char *kind, const char *p,
   ev.data_len = n;
   ev.offset = choice;
   ev.length = index;
-  if (sluicep_event(&pv->base, &ev)) return 1;
-  return choice == pv->choice && sluicep_emit(&pv->base, channel_of(kind), p, n);
+  if (sluicep_event(f, &ev)) return 1;
+  return choice == shown && sluicep_emit(f, ch, p, n);
+}
+
+int pv_delta_bytes(provider *pv, size_t choice, const char *kind, const char *p, size_t n,
+                   size_t index) {
+  return sluicep_delta(&pv->base, pv->choice, choice, kind, p, n, index, channel_of(kind));
 }
 
 int pv_delta(provider *pv, size_t choice, const char *kind, const jr_str *s, size_t index) {
@@ -129,29 +134,25 @@ long pv_tool(provider *pv, size_t choice, long index, const jr_str *id, const jr
   return rc ? -1 : index;
 }
 
-int pv_finish_lit(provider *pv, size_t choice, const char *reason) {
+static int finish_event(provider *pv, size_t choice, const char *reason, size_t n) {
   pv->st.ch[choice].seen = pv->st.ch[choice].finished = 1;
   sluice_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = SLUICE_EV_FINISH;
   ev.offset = choice;
   ev.name = reason;
-  ev.name_len = strlen(reason);
+  ev.name_len = n;
   return sluicep_event(&pv->base, &ev);
+}
+
+int pv_finish_lit(provider *pv, size_t choice, const char *reason) {
+  return finish_event(pv, choice, reason, strlen(reason));
 }
 
 int pv_finish(provider *pv, size_t choice, const jr_str *reason) {
   size_t n;
   const char *p = decoded(pv, reason, &n);
-  if (!p) return 1;
-  pv->st.ch[choice].seen = pv->st.ch[choice].finished = 1;
-  sluice_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.type = SLUICE_EV_FINISH;
-  ev.offset = choice;
-  ev.name = p;
-  ev.name_len = n;
-  return sluicep_event(&pv->base, &ev);
+  return !p || finish_event(pv, choice, p, n);
 }
 
 int pv_usage_text(provider *pv, const char *json, size_t n) {
@@ -163,17 +164,31 @@ int pv_usage_text(provider *pv, const char *json, size_t n) {
   return sluicep_event(&pv->base, &ev);
 }
 
+/* JSON text p[0..n) (valid) without its insignificant whitespace, in
+ * scratch; NULL when out of memory. */
+static const char *compacted(provider *pv, const char *p, size_t n, size_t *out) {
+  pv->scratch.len = 0;
+  if (sluicep_buf_reserve(&pv->scratch, n + 1)) {
+    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.fed, "out of memory reading a chunk");
+    return NULL;
+  }
+  *out = jr_compact(p, n, pv->scratch.ptr);
+  return pv->scratch.ptr;
+}
+
 int pv_usage(provider *pv, jr *r) {
   const char *p;
   size_t n;
   if (jr_peek(r) != JR_OBJECT) return !jr_skip(r) && pv_bad_json(pv, r);
   if (!jr_raw(r, &p, &n)) return pv_bad_json(pv, r);
-  pv->scratch.len = 0;
-  if (sluicep_buf_reserve(&pv->scratch, n + 1)) {
-    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.fed, "out of memory reading a chunk");
-    return 1;
-  }
-  return pv_usage_text(pv, pv->scratch.ptr, jr_compact(p, n, pv->scratch.ptr));
+  const char *c = compacted(pv, p, n, &n);
+  return !c || pv_usage_text(pv, c, n);
+}
+
+int pv_arguments_json(provider *pv, size_t choice, const pv_span *value, size_t index) {
+  size_t n;
+  const char *c = compacted(pv, value->p, value->n, &n);
+  return !c || pv_delta_bytes(pv, choice, "arguments", c, n, index);
 }
 
 int pv_error_strs(provider *pv, const jr_str *code, const jr_str *message) {
@@ -230,6 +245,20 @@ int pv_error(provider *pv, jr *r) {
   }
   if (r->why) return pv_bad_json(pv, r);
   return pv_error_strs(pv, &code, &msg);
+}
+
+int pv_error_span(provider *pv, const pv_span *s) {
+  jr r;
+  pv_span_reader(s, &r);
+  return pv_error(pv, &r);
+}
+
+int pv_slot(provider *pv, const pv_span *s, uint64_t *i, const char *what) {
+  if (!pv_span_uint(s, i)) *i = 0;
+  if (*i < PV_MAX_SLOTS) return 1;
+  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at,
+               "the chunk at byte %llu: %s past 255", (unsigned long long)pv->chunk_at, what);
+  return 0;
 }
 
 /* ---------------- member spans ---------------- */

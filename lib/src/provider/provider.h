@@ -16,6 +16,12 @@
 
 typedef struct provider provider;
 
+/* The raw JSON text of a value inside a chunk (p NULL: absent). */
+typedef struct pv_span {
+  const char *p;
+  size_t n;
+} pv_span;
+
 typedef struct pv_adapter {
   sluice_provider_kind kind;
   /* One chunk: r is at its value, an object. 0, or non-zero to stop (an
@@ -62,6 +68,11 @@ struct provider {
 extern const pv_adapter pv_openai, pv_completions, pv_responses, pv_anthropic, pv_ollama,
     pv_gemini, pv_cohere, pv_llamacpp;
 
+/* A delta event (SLUICE_EV_DELTA: kind, choice, index) and, for the shown
+ * choice, its bytes on ch: what the provider and the pipeline release. */
+int sluicep_delta(sluice_filter *f, size_t shown, size_t choice, const char *kind,
+                  const char *p, size_t n, size_t index, sluice_channel ch);
+
 /* A pipeline's provider filter, NULL for another filter (pipeline.c). */
 sluice_filter *sluicep_pipeline_provider(const sluice_filter *f);
 
@@ -80,6 +91,9 @@ int pv_delta_bytes(provider *pv, size_t choice, const char *kind, const char *p,
  * a SLUICE_EV_TOOL_CALL when new (id and name may be NULL). -1 on error. */
 long pv_tool(provider *pv, size_t choice, long index, const jr_str *id, const jr_str *name);
 int pv_finish(provider *pv, size_t choice, const jr_str *reason);
+/* Arguments the provider sends as a JSON object (Ollama, Gemini): its text,
+ * compacted. */
+int pv_arguments_json(provider *pv, size_t choice, const pv_span *value, size_t index);
 int pv_finish_lit(provider *pv, size_t choice, const char *reason);
 /* Usage: the JSON value at r (an object), compacted. */
 int pv_usage(provider *pv, jr *r);
@@ -90,15 +104,17 @@ int pv_error(provider *pv, jr *r);
 int pv_error_strs(provider *pv, const jr_str *code, const jr_str *message);
 /* A chunk whose JSON is bad, read while r is in it. */
 int pv_bad_json(provider *pv, const jr *r);
+/* pv_error on the value of a member span. */
+int pv_error_span(provider *pv, const pv_span *s);
+/* A content block or output item index from a span (0 when absent) into
+ * *i: 1, or 0 with a provider_format error past PV_MAX_SLOTS - 1 (what
+ * names it). */
+int pv_slot(provider *pv, const pv_span *s, uint64_t *i, const char *what);
 
 /* The values of chosen top-level members of the object at r, for adapters
  * that need a member before they can read another (a chunk's "type"): for
  * each key in keys (NULL-terminated, at most 16), its raw JSON value, or
  * NULL. Other members are validated and skipped. 0, or -1 on bad JSON. */
-typedef struct pv_span {
-  const char *p;
-  size_t n;
-} pv_span;
 int pv_members(jr *r, const char *const *keys, pv_span *out);
 /* Readers of one span. */
 int pv_span_str(const pv_span *s, jr_str *out);      /* 1 if a string */

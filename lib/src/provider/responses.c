@@ -27,15 +27,6 @@
 
 #include <string.h>
 
-static int output_slot(provider *pv, const pv_span *s, uint64_t *i) {
-  if (!pv_span_uint(s, i)) *i = 0;
-  if (*i < PV_MAX_SLOTS) return 1;
-  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at,
-               "the chunk at byte %llu: an output_index past 255",
-               (unsigned long long)pv->chunk_at);
-  return 0;
-}
-
 /* The tool call of output item i (started without id and name if its
  * output_item.added was not seen). */
 static long call_of(provider *pv, uint64_t i) {
@@ -54,7 +45,7 @@ static int item_added(provider *pv, const pv_span *index, const pv_span *item) {
   pv_span m[4];
   jr r;
   jr_str type, id, name, args;
-  if (!output_slot(pv, index, &i)) return 1;
+  if (!pv_slot(pv, index, &i, "an output_index")) return 1;
   pv_span_reader(item, &r);
   if (!item->p || jr_peek(&r) != JR_OBJECT) return 0;
   if (pv_members(&r, keys, m)) return pv_bad_json(pv, &r);
@@ -120,7 +111,7 @@ static int chunk(provider *pv, jr *r) {
   if (jr_is(&type, "response.refusal.delta"))
     return pv_span_str(&m[DELTA], &s) && pv_delta(pv, 0, "refusal", &s, 0);
   if (jr_is(&type, "response.function_call_arguments.delta")) {
-    if (!output_slot(pv, &m[INDEX], &i)) return 1;
+    if (!pv_slot(pv, &m[INDEX], &i, "an output_index")) return 1;
     if (!pv_span_str(&m[DELTA], &s)) return 0;
     long t = call_of(pv, i);
     return t < 0 || pv_delta(pv, 0, "arguments", &s, (size_t)t);
@@ -137,11 +128,7 @@ static int chunk(provider *pv, jr *r) {
   if (jr_is(&type, "response.incomplete")) return terminal(pv, &m[RESPONSE], "incomplete");
   if (jr_is(&type, "response.failed")) return terminal(pv, &m[RESPONSE], "failed");
   if (jr_is(&type, "error")) {
-    if (m[ERROR].p && m[ERROR].p[0] == '{') {
-      jr e;
-      pv_span_reader(&m[ERROR], &e);
-      return pv_error(pv, &e);
-    }
+    if (m[ERROR].p && m[ERROR].p[0] == '{') return pv_error_span(pv, &m[ERROR]);
     int has_code = pv_span_str(&m[CODE], &code), has_msg = pv_span_str(&m[MESSAGE], &msg);
     return pv_error_strs(pv, has_code ? &code : NULL, has_msg ? &msg : NULL);
   }
