@@ -42,8 +42,9 @@ static const char replay_usage[] =
 /* ---------------- generated streams ---------------- */
 
 static const char *const words[] = {
-    "the",  " model", " answer", "s", " stream", " token", "\\n\\n", " caf\xc3\xa9", " \\\"quoted\\\"",
-    " \xe2\x80\x94", " of", " and", "**", " 42", ".", " split", " \xf0\x9f\x98\x80", " in", ",", " chunk"};
+    "the", " model", " answer", "s", " stream", " token", "\\n\\n", " caf\xc3\xa9",
+    " \\\"quoted\\\"", " \xe2\x80\x94", " of", " and", "**", " 42", ".", " split",
+    " \xf0\x9f\x98\x80", " in", ",", " chunk"};
 
 typedef struct gen {
   uint64_t s;

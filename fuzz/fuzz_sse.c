@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st != SLUICE_OK) fuzz_fail("the sse parser failed", sluice_status_name(st));
   if (sse_model(in.content, in.content_len, &ms)) abort();
   char why[200];
-  if (output_compare(model, fast, 0, why, sizeof why)) fuzz_fail("the parser departs from the model", why);
+  if (output_compare(model, fast, 0, why, sizeof why))
+    fuzz_fail("the parser departs from the model", why);
   return 0;
 }

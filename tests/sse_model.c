@@ -34,7 +34,8 @@ int sse_model(const char *p, size_t n, const sluice_sink *sink) {
     while (e < n && p[e] != '\r' && p[e] != '\n') e++;
     if (e == n) {
       /* no line end: not a line; the pending event is discarded */
-      if (pos < n && sink->emit && sink->emit(sink->user, SLUICE_DROPPED, p + pos, n - pos)) rc = -1;
+      if (pos < n && sink->emit && sink->emit(sink->user, SLUICE_DROPPED, p + pos, n - pos))
+        rc = -1;
       break;
     }
     const char *line = p + pos;

@@ -137,7 +137,9 @@ static void test_writer_utf8(void) {
     const char *q = strchr(p, '"');
     tbuf_xadd(&text, p, (size_t)(q - p));
   }
-  CHECKF(text.p && strcmp(text.p, "caf\xc3\xa9 \xf0\x9f\x98\x80!\xef\xbf\xbd" "end\xef\xbf\xbd") == 0,
+  CHECKF(text.p && strcmp(text.p,
+                          "caf\xc3\xa9 \xf0\x9f\x98\x80!\xef\xbf\xbd"
+                          "end\xef\xbf\xbd") == 0,
          "joined text: %s", text.p ? text.p : "(none)");
   tbuf_free(&text);
   sluice_writer_free(w);
@@ -169,7 +171,8 @@ static void inject_by_name(const char *filter, const char *options, const char *
     CHECK(sluice_output_new(&out, &plain) == SLUICE_OK);
     sluice_sink sink = sluice_output_sink(out);
     sluice_filter *f = NULL;
-    sluice_status st = sluice_filter_new_json(&f, filter, options, strlen(options), &sink, &mem, NULL);
+    sluice_status st =
+        sluice_filter_new_json(&f, filter, options, strlen(options), &sink, &mem, NULL);
     size_t len = strlen(input);
     for (size_t i = 0; st == SLUICE_OK && i < len; i += 7)
       st = sluice_feed(f, input + i, len - i < 7 ? len - i : 7);

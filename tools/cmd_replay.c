@@ -101,7 +101,8 @@ static int on_event(void *user, const sluice_event *ev) {
   rs->events++;
   switch (ev->type) {
   case SLUICE_EV_DELTA:
-    if (ev->name_len == 7 && memcmp(ev->name, "dropped", 7) == 0) rs->dropped_deltas += ev->data_len;
+    if (ev->name_len == 7 && memcmp(ev->name, "dropped", 7) == 0)
+      rs->dropped_deltas += ev->data_len;
     break;
   case SLUICE_EV_TOOL_CALL: rs->tool_calls++; break;
   case SLUICE_EV_ERROR: rs->errors++; break;
@@ -179,7 +180,8 @@ static char *pipeline_spec(const popts *po) {
     for (int i = 0; i < po->nfilters; i++) {
       const char *eq = strchr(po->filters[i], '=');
       json_t *st = json_object();
-      char *name = xstrndup(po->filters[i], eq ? (size_t)(eq - po->filters[i]) : strlen(po->filters[i]));
+      char *name =
+          xstrndup(po->filters[i], eq ? (size_t)(eq - po->filters[i]) : strlen(po->filters[i]));
       json_object_set_new(st, "filter", json_string(name));
       free(name);
       if (eq) {

@@ -204,7 +204,8 @@ static int text_delta(pipeline *pl, size_t c, const char *p, size_t n) {
   chain *ch = pl->chains[c];
   pl->cur_choice = c;
   pl->cur_args = 0;
-  if (sluice_feed(ch->f[0], p, n) != SLUICE_OK) return take_stage_error(pl, ch->f, ch->n, "the filters");
+  if (sluice_feed(ch->f[0], p, n) != SLUICE_OK)
+    return take_stage_error(pl, ch->f, ch->n, "the filters");
   return flush(pl);
 }
 
@@ -215,7 +216,8 @@ static int chain_finish(pipeline *pl, size_t c) {
   pl->cur_choice = c;
   pl->cur_args = 0;
   for (int k = 0; k < ch->n; k++)
-    if (sluice_finish(ch->f[k]) != SLUICE_OK) return take_stage_error(pl, ch->f, ch->n, "the filters");
+    if (sluice_finish(ch->f[k]) != SLUICE_OK)
+      return take_stage_error(pl, ch->f, ch->n, "the filters");
   int rc = flush(pl);
   chain_free(ch, &pl->base.mem);
   pl->chains[c] = NULL;

@@ -65,7 +65,8 @@ static int block_delta(provider *pv, const pv_span *index, const pv_span *d) {
   if (jr_is(&type, "thinking_delta") && pv_span_str(&m[2], &s))
     return pv_delta(pv, 0, "reasoning", &s, 0);
   if (jr_is(&type, "input_json_delta") && pv_span_str(&m[3], &s)) {
-    long t = pv->st.slot_kind[i] == BLOCK_TOOL ? pv->st.slot_tool[i] : pv_tool(pv, 0, -1, NULL, NULL);
+    long t =
+        pv->st.slot_kind[i] == BLOCK_TOOL ? pv->st.slot_tool[i] : pv_tool(pv, 0, -1, NULL, NULL);
     if (t < 0) return 1;
     if (pv->st.slot_kind[i] != BLOCK_TOOL) {
       pv->st.slot_kind[i] = BLOCK_TOOL;

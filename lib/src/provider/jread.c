@@ -227,7 +227,8 @@ int jr_skip(jr *r) {
         depth--;
         continue;
       }
-      if (*r->p != ',') return fail(r, r->p, obj ? "',' or '}' was expected" : "',' or ']' was expected");
+      if (*r->p != ',')
+        return fail(r, r->p, obj ? "',' or '}' was expected" : "',' or ']' was expected");
       r->p++;
       if (obj) {
         jr_str k;

@@ -22,7 +22,16 @@
 
 #define JR_MAX_DEPTH 1024
 
-enum jr_type { JR_ERROR = 0, JR_OBJECT, JR_ARRAY, JR_STRING, JR_NUMBER, JR_TRUE, JR_FALSE, JR_NULL };
+enum jr_type {
+  JR_ERROR = 0,
+  JR_OBJECT,
+  JR_ARRAY,
+  JR_STRING,
+  JR_NUMBER,
+  JR_TRUE,
+  JR_FALSE,
+  JR_NULL
+};
 
 typedef struct jr {
   const char *p, *end, *start;

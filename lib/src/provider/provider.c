@@ -464,8 +464,9 @@ static int open_framing(provider *pv, sluice_framing kind) {
     sluice_lines_opts o;
     sluice_lines_opts_init(&o);
     o.max_line = pv->max_line;
-    st = kind == SLUICE_FRAMING_NDJSON ? sluice_ndjson_new(&pv->framing, &o, &sink, &pv->base.mem, &err)
-                                       : sluice_chunks_new(&pv->framing, &o, &sink, &pv->base.mem, &err);
+    st = kind == SLUICE_FRAMING_NDJSON
+             ? sluice_ndjson_new(&pv->framing, &o, &sink, &pv->base.mem, &err)
+             : sluice_chunks_new(&pv->framing, &o, &sink, &pv->base.mem, &err);
   }
   if (st != SLUICE_OK) sluicep_fail(&pv->base, st, pv->base.fed, "%s", err.message);
   return st != SLUICE_OK;

@@ -264,8 +264,8 @@ static int an_event(sluice_writer *w, const char *type) {
 static int an_end(sluice_writer *w) { return puts_(w, "}\n\n") || flush_out(w); }
 
 static int an_block_stop(sluice_writer *w, long block) {
-  return an_event(w, "content_block_stop") || putf(w, ",\"index\":", (unsigned long long)block, "") ||
-         an_end(w);
+  return an_event(w, "content_block_stop") ||
+         putf(w, ",\"index\":", (unsigned long long)block, "") || an_end(w);
 }
 
 /* Closes the open text or thinking block (and, with tools, every tool
@@ -305,7 +305,8 @@ static int an_tool_block(sluice_writer *w, size_t t, const char *id, size_t idn,
   w->tool_block[t] = w->nblocks++;
   w->tool_open[t] = 1;
   return an_event(w, "content_block_start") ||
-         putf(w, ",\"index\":", (unsigned long long)w->tool_block[t], ",\"content_block\":{\"type\":\"tool_use\",\"id\":") ||
+         putf(w, ",\"index\":", (unsigned long long)w->tool_block[t],
+              ",\"content_block\":{\"type\":\"tool_use\",\"id\":") ||
          put_string(w, id, idn) || puts_(w, ",\"name\":") || put_string(w, name, nn) ||
          puts_(w, ",\"input\":{}}") || an_end(w);
 }
@@ -322,7 +323,8 @@ static int an_delta(sluice_writer *w, const sluice_event *ev) {
     size_t t = ev->length < MAX_TOOLS ? (size_t)ev->length : MAX_TOOLS - 1;
     if (w->tool_block[t] < 0 && an_tool_block(w, t, "", 0, "", 0)) return 1;
     return an_event(w, "content_block_delta") ||
-           putf(w, ",\"index\":", (unsigned long long)w->tool_block[t], ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":") ||
+           putf(w, ",\"index\":", (unsigned long long)w->tool_block[t],
+                ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":") ||
            put_string(w, p, n) || puts_(w, "}") || an_end(w);
   }
   if (w->block < 0 || w->block_kind != kind) {
@@ -420,8 +422,9 @@ static int on_event(void *user, const sluice_event *ev) {
   case SLUICE_EV_TOOL_CALL:
     if (oa) return oa_tool_call(w, ev);
     if (ev->offset != w->choice) return 0;
-    return an_start(w) || an_tool_block(w, ev->length < MAX_TOOLS ? (size_t)ev->length : MAX_TOOLS - 1,
-                                        ev->id, ev->id_len, ev->name, ev->name_len);
+    return an_start(w) ||
+           an_tool_block(w, ev->length < MAX_TOOLS ? (size_t)ev->length : MAX_TOOLS - 1, ev->id,
+                         ev->id_len, ev->name, ev->name_len);
   case SLUICE_EV_FINISH:
     if (oa) return oa_finish(w, ev);
     return ev->offset == w->choice ? an_finish(w, ev) : 0;
@@ -481,7 +484,9 @@ sluice_status sluice_writer_new(sluice_writer **out, const sluice_writer_opts *o
   w->block = -1;
   sluicep_buf_init(&w->out, &w->mem);
   sluicep_buf_init(&w->text, &w->mem);
-  const char *id = o.id ? o.id : o.format == SLUICE_WRITE_OPENAI_SSE ? "chatcmpl-sluice" : "msg_sluice";
+  const char *id = o.id                                  ? o.id
+                   : o.format == SLUICE_WRITE_OPENAI_SSE ? "chatcmpl-sluice"
+                                                         : "msg_sluice";
   w->id = sluicep_strdup(&w->mem, id);
   w->model = sluicep_strdup(&w->mem, o.model ? o.model : "sluice");
   if (!w->id || !w->model) {
