@@ -45,18 +45,18 @@ int capread_rewind(capread *c) {
 }
 
 void capread_cut_recorded(capread *c) {
-  c->how = RC_RECORDED;
+  c->how = RD_RECORDED;
   c->lines = -1; /* decided at the first byte that is not whitespace */
   c->last4 = 0;
 }
 
 void capread_cut_split(capread *c, split_iter *started) {
-  c->how = RC_SPLIT;
+  c->how = RD_SPLIT;
   c->split = started;
 }
 
 void capread_cut_cutter(capread *c, const cutter *cut) {
-  c->how = RC_CUTTER;
+  c->how = RD_CUTTER;
   c->cut = *cut;
 }
 
@@ -177,8 +177,8 @@ static int next_record(capread *c, const char **p, size_t *n) {
 int capread_next(capread *c, const char **p, size_t *n) {
   size_t want;
   switch (c->how) {
-  case RC_RECORDED: return next_record(c, p, n);
-  case RC_SPLIT:
+  case RD_RECORDED: return next_record(c, p, n);
+  case RD_SPLIT:
     if (!split_len(c->split, &want)) return 0;
     break;
   default:
@@ -191,7 +191,7 @@ int capread_next(capread *c, const char **p, size_t *n) {
     return -1;
   }
   if (take(c, want, p, n)) return -1;
-  if (c->how == RC_CUTTER && *n == 0 && want > 0) return 0; /* the end of the file */
+  if (c->how == RD_CUTTER && *n == 0 && want > 0) return 0; /* the end of the file */
   return 1;
 }
 

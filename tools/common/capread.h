@@ -14,7 +14,7 @@
 #include "chunking.h"
 #include "util.h"
 
-typedef enum rc_cut { RC_RECORDED, RC_SPLIT, RC_CUTTER } rc_cut;
+typedef enum rd_cut { RD_RECORDED, RD_SPLIT, RD_CUTTER } rd_cut;
 
 typedef struct capread {
   int fd, own;
@@ -25,9 +25,9 @@ typedef struct capread {
   int eof;
   tbuf big;         /* a chunk that spans blocks */
   size_t max_chunk; /* a longer chunk is an error (EFBIG) */
-  rc_cut how;
-  split_iter *split; /* RC_SPLIT: a started chunking */
-  cutter cut;        /* RC_CUTTER */
+  rd_cut how;
+  split_iter *split; /* RD_SPLIT: a started chunking */
+  cutter cut;        /* RD_CUTTER */
   int lines;         /* recorded: JSON lines when the first byte that is not
                         whitespace is '{', else SSE */
   uint32_t last4;    /* recorded SSE: the last four bytes scanned */
