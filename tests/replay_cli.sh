@@ -50,6 +50,12 @@ printf 'data: {"hello": 1}\n\n' >"$dir/unknown.sse"
 expect unknown_provider 1 "unknown\\.sse: line 1, byte 0: provider_format: .*no provider" \
   "$sluice" replay "$dir/unknown.sse"
 
+# Not a capture at all: no chunk of any provider.
+printf 'hello, world\n\nthis is prose\n' >"$dir/prose.txt"
+expect not_a_capture 1 "prose\\.txt: no provider chunk in its 28 bytes" "$sluice" replay "$dir/prose.txt"
+head -c 3000 /dev/urandom >"$dir/random.bin" 2>/dev/null || dd if=/dev/zero of="$dir/random.bin" bs=1000 count=3 2>/dev/null
+expect binary_file 1 "random\\.bin: (no provider chunk|line [0-9]+, byte [0-9]+: provider_format)" "$sluice" replay "$dir/random.bin"
+
 # A stream without [DONE] is truncated, never a clean end (exit 0: the
 # replay itself worked).
 printf 'data: %s\n\n' "$good" >"$dir/truncated.sse"

@@ -634,6 +634,13 @@ int cmd_replay(int argc, char **argv) {
         isatty(fileno(stdout)))
       fputc('\n', stdout);
     if (fflush_checked("replay", stdout)) rc = 1;
+    if (!rc && sluice_provider_detected(f) == SLUICE_PROVIDER_AUTO && rs.truncated) {
+      /* not one chunk any provider sends: not a capture */
+      fprintf(stderr, "sluice replay: %s: no provider chunk in its %llu bytes (an .sse, .ndjson "
+                      "or .chunks.jsonl capture was expected)\n",
+              path, (unsigned long long)cap.off);
+      rc = 1;
+    }
     if (!rc && !quiet) summary(path, f, &rs, cap.off);
   }
   sluice_free(f);
