@@ -45,6 +45,9 @@ expect bad_sse_bytes 1 "line 3, byte $at: provider_format" \
 expect bad_sse_random 1 "line 3, byte $at: provider_format" \
   "$sluice" replay --rechunk random:7 "$dir/bad.sse"
 
+expect bad_sse_check 1 "bad\\.sse: line 3, byte $at: provider_format" \
+  "$sluice" replay --check "$dir/bad.sse"
+
 # A first chunk from no known provider.
 printf 'data: {"hello": 1}\n\n' >"$dir/unknown.sse"
 expect unknown_provider 1 "unknown\\.sse: line 1, byte 0: provider_format: .*no provider" \

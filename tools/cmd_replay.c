@@ -402,6 +402,21 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
     run_close(&b);
     return 2;
   }
+  /* The recorded chunking alone first: a malformed capture is reported as
+   * such, not as chunkings that agree on an error. */
+  while (!a.ended)
+    if (run_step(&a) < 0) {
+      read_error(path, &a.cap);
+      run_close(&a);
+      run_close(&b);
+      return 1;
+    }
+  if (a.failed) {
+    capture_error(path, &a.cap, sluice_get_error(a.f));
+    run_close(&a);
+    run_close(&b);
+    return 1;
+  }
   size_t n = (size_t)a.cap.size;
   split_params sp;
   split_params_default(&sp);
