@@ -8,7 +8,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "capread.h"
 #include "jread_check.h"
 #include "rng.h"
 #include "util.h"
@@ -273,6 +275,47 @@ static void test_reader(void) {
   free(d);
 }
 
+/* ---------------- the capture reader ---------------- */
+
+/* The recorded chunks of a body written to a file: one per SSE event (any
+ * blank line), or per JSON line; and a cutter's chunks join to the body. */
+static void recorded_chunks(const char *body, const char *const *want, size_t nwant) {
+  char path[] = "/tmp/sluice-test-capread-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && write_all(fd, body, strlen(body)) == 0);
+  close(fd);
+  capread c;
+  CHECK(capread_open(&c, path, 1 << 20) == 0);
+  const char *p;
+  size_t n, k = 0;
+  int r;
+  while ((r = capread_next(&c, &p, &n)) > 0) {
+    CHECKF(k < nwant && n == strlen(want[k]) && memcmp(p, want[k], n) == 0,
+           "recorded chunk %zu: %.*s", k, (int)n, p);
+    k++;
+  }
+  CHECK(r == 0 && k == nwant);
+  /* random sizes, empty chunks among them, join to the body */
+  cutter cut;
+  cutter_init(&cut, CUT_RANDOM, 5, 3);
+  CHECK(capread_rewind(&c) == 0);
+  capread_cut_cutter(&c, &cut);
+  tbuf all = {0};
+  while ((r = capread_next(&c, &p, &n)) > 0) tbuf_xadd(&all, p, n);
+  CHECK(r == 0 && all.n == strlen(body) && memcmp(all.p, body, all.n) == 0);
+  tbuf_free(&all);
+  capread_close(&c);
+  unlink(path);
+}
+
+static void test_capread(void) {
+  static const char *const sse[] = {": hi\n\n", "data: a\n\n", "event: x\r\ndata: b\r\n\r\n",
+                                    "data: c\r\r", "data: d"};
+  recorded_chunks(": hi\n\ndata: a\n\nevent: x\r\ndata: b\r\n\r\ndata: c\r\rdata: d", sse, 5);
+  static const char *const lines[] = {"\n{\"a\":1}\n", "{\"b\":\"\r\"}\n", "{}"};
+  recorded_chunks("\n{\"a\":1}\n{\"b\":\"\r\"}\n{}", lines, 3);
+}
+
 int main(void) {
   test_writer_openai();
   test_writer_anthropic();
@@ -280,5 +323,6 @@ int main(void) {
   test_writer_utf8();
   test_feeding_faults();
   test_reader();
+  test_capread();
   return test_report("test_stream");
 }

@@ -115,26 +115,49 @@ static int take(capread *c, size_t want, const char **p, size_t *n) {
 }
 
 /* Scans blk[from, blen) for the end of the next recorded chunk: 1 with
- * *end just after it, or 0 (with *end = blen) when the block has none. */
+ * *end just after it, or 0 (with *end = blen) when the block has none. A
+ * JSON line ends at its LF; an SSE event at a blank line (LF LF, CR LF CR
+ * LF or CR CR). LFs are found with memchr; bytes are looked at one by one
+ * only in a stretch that holds a CR. */
 static int scan_record(capread *c, size_t from, size_t *end) {
-  for (size_t i = from; i < c->blen; i++) {
-    unsigned char b = (unsigned char)c->blk[i];
-    if (c->lines < 0) {
-      if (b == ' ' || b == '\t' || b == '\r' || b == '\n') continue;
-      c->lines = b == '{';
-    }
-    int at_end;
-    if (c->lines) {
-      at_end = b == '\n';
+  const char *b = c->blk;
+  size_t i = from;
+  while (c->lines < 0 && i < c->blen) {
+    unsigned char x = (unsigned char)b[i];
+    if (x == ' ' || x == '\t' || x == '\r' || x == '\n') {
+      c->last4 = (c->last4 << 8) | x;
+      i++;
     } else {
-      /* an event ends at a blank line: LF LF, CR LF CR LF or CR CR */
-      c->last4 = (c->last4 << 8) | b;
-      at_end = (c->last4 & 0xFFFF) == 0x0A0A || c->last4 == 0x0D0A0D0A ||
-               (c->last4 & 0xFFFF) == 0x0D0D;
-      if (at_end) c->last4 = 0;
+      c->lines = x == '{';
     }
-    if (at_end) {
-      *end = i + 1;
+  }
+  while (i < c->blen) {
+    const char *lf = memchr(b + i, '\n', c->blen - i);
+    size_t stop = lf ? (size_t)(lf - b) : c->blen; /* the LF, or the block's end */
+    if (c->lines == 1) {
+      if (!lf) break;
+      *end = stop + 1;
+      return 1;
+    }
+    if (memchr(b + i, '\r', stop - i)) {
+      for (; i < stop; i++) {
+        c->last4 = (c->last4 << 8) | (unsigned char)b[i];
+        if ((c->last4 & 0xFFFF) == 0x0D0D) { /* CR CR */
+          c->last4 = 0;
+          *end = i + 1;
+          return 1;
+        }
+      }
+    } else {
+      for (size_t k = stop - i > 4 ? stop - 4 : i; k < stop; k++)
+        c->last4 = (c->last4 << 8) | (unsigned char)b[k];
+    }
+    if (!lf) break;
+    c->last4 = (c->last4 << 8) | 0x0A;
+    i = stop + 1;
+    if ((c->last4 & 0xFFFF) == 0x0A0A || c->last4 == 0x0D0A0D0A) {
+      c->last4 = 0;
+      *end = i;
       return 1;
     }
   }

@@ -397,8 +397,12 @@ size_t jr_decode(const jr_str *s, char *out) {
 }
 
 int jr_is(const jr_str *s, const char *lit) {
+  if (!s->esc) {
+    /* most keys differ in their first byte: no strlen for those */
+    if (s->n == 0 || s->p[0] != lit[0]) return s->n == 0 && lit[0] == '\0';
+    return strlen(lit) == s->n && memcmp(s->p, lit, s->n) == 0;
+  }
   size_t n = strlen(lit);
-  if (!s->esc) return s->n == n && memcmp(s->p, lit, n) == 0;
   if (s->n > 256) return 0; /* no literal here is that long, even escaped */
   char buf[256];
   return jr_decode(s, buf) == n && memcmp(buf, lit, n) == 0;
