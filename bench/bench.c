@@ -150,6 +150,8 @@ static const struct {
     {"harmony", bench_harmony, "the gpt-oss template filter"},
     {"monitor", bench_monitor, "the repetition monitor, 16 KB to 64 MB, prose and adversaries"},
     {"json", bench_json, "the JSON sanitizer against jansson's load"},
+    {"sse", bench_sse, "the SSE parser at 16-byte and 64 KiB chunks"},
+    {"replay", bench_replay, "a generated capture through the provider pipeline and writer"},
 };
 
 int bench_report_write(const char *path, const char *command, int reps, double load_before);

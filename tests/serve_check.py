@@ -27,6 +27,7 @@ import zlib
 
 SLUICE, SRC, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 CAPS = os.path.join(SRC, "corpus", "captures")
+os.makedirs(WORK, exist_ok=True)
 failures = []
 
 
@@ -71,6 +72,8 @@ def endpoint(family, model="m"):
 
 def family_of(chunk):
     t = chunk.get("type")
+    if isinstance(t, str) and "-" in t:
+        return "cohere"  # Cohere v2 (replay reads it; serve has no endpoint for it)
     if isinstance(t, str):
         if t.startswith("response."):
             return "openai-responses"
@@ -84,6 +87,8 @@ def family_of(chunk):
         return "openai-completions" if "text" in c0 and "delta" not in c0 else "openai-chat"
     if "done" in chunk:
         return "ollama-chat" if "message" in chunk else "ollama-generate"
+    if "content" in chunk and "stop" in chunk:
+        return "llamacpp"
     return "unknown"
 
 
@@ -158,6 +163,9 @@ def main():
     srv = Server([os.path.join(CAPS, n) for n in names] + ["--max-requests", str(len(names) + 2)])
     for n in names:
         want, fam = expected_body(n)
+        if fam == "cohere":
+            print("skip %s: serve has no Cohere endpoint" % n)
+            continue
         rc, got, code = curl(srv.url + endpoint(fam), extra=["-H", "X-Sluice-Capture: " + n])
         check(rc == 0 and code == 200 and got == want,
               "%s: %s endpoint gives the capture byte for byte (curl %d, HTTP %d)" % (n, fam, rc, code))

@@ -226,6 +226,15 @@ static const struct {
     {"monitor", "{\"profile\":\"current\",\"max_length\":100000,\"max_history\":50000}",
      "{\"profile\":\"current\"}"},
     {"json", "{\"incremental\":true,\"max_depth\":10,\"max_bytes\":4096}", "{\"max_depth\":9}"},
+    {"sse", "{\"max_line\":1000,\"max_event\":2000}", "{\"max_line\":99}"},
+    {"ndjson", "{\"max_line\":1000}", "{\"max_line\":99}"},
+    {"chunks", "{\"max_line\":1000}", "{}"},
+    {"provider", "{\"provider\":\"anthropic\",\"framing\":\"sse\",\"choice\":1,\"max_line\":4096}",
+     "{\"choice\":1}"},
+    {"pipeline", "{\"provider\":{\"provider\":\"openai\"},\"filters\":[{\"filter\":\"think\","
+                 "\"options\":{\"tags\":[\"reasoning\"]}},{\"filter\":\"clean\"}],\"arguments\":"
+                 "{\"max_depth\":64},\"model\":\"llama.cpp/gpt-oss\"}",
+     "{\"harmony\":true}"},
 };
 
 static void construct_with_faults(const char *filter, const char *options, int jansson_side) {

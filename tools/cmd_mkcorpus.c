@@ -13,14 +13,16 @@
 #include <sys/stat.h>
 
 static const char mkcorpus_usage[] =
-    "usage: sluice mkcorpus [--suites DIR] OUTDIR\n"
+    "usage: sluice mkcorpus [--suites DIR] [--captures DIR] OUTDIR\n"
     "\n"
     "Writes every conformance case into OUTDIR/<target>/<suite>__<file>__<id>, in\n"
     "the input layout of fuzz/fuzz_common.h, for each fuzz target of its filter\n"
     "(think cases go to think_channel or think_anchored by their mode, json cases\n"
-    "to json and json_incremental), and as a request line into OUTDIR/proto/.\n"
-    "Existing files of the same name are replaced; other files are kept (the\n"
-    "regression inputs).\n";
+    "to json and json_incremental, sse, ndjson and chunks cases to sse), and as a\n"
+    "request line into OUTDIR/proto/. With --captures, every capture in DIR (its\n"
+    "first 16 KiB, cut at a line end) is a seed of sse, provider and pipeline\n"
+    "(capture__<name>). Existing files of the same name are replaced; other files\n"
+    "are kept (the regression inputs).\n";
 
 static int write_file(const char *dir, const char *name, const char *p, size_t n) {
   if (mkdir(dir, 0777) && errno != EEXIST) return -1;
@@ -79,6 +81,8 @@ static int one_case(const char *out, const char *prefix, json_t *c, json_t *dfil
                      : "think_channel";
   } else if (strcmp(f, "json") == 0) {
     targets[1] = "json_incremental";
+  } else if (strcmp(f, "ndjson") == 0 || strcmp(f, "chunks") == 0) {
+    targets[0] = "sse"; /* fuzz_sse runs the three framings */
   }
   int rc = 0;
   uint32_t seed = hash32(json_string_value(id));
@@ -113,14 +117,60 @@ static int one_case(const char *out, const char *prefix, json_t *c, json_t *dfil
   return rc;
 }
 
+#define CAPTURE_SEED_MAX 16384
+
+/* Each capture in dir, its first CAPTURE_SEED_MAX bytes cut at a line end,
+ * as a seed of the stream targets. */
+static int capture_seeds(const char *dir, const char *out, size_t *count) {
+  static const struct {
+    const char *target, *options;
+  } uses[] = {{"sse", "{}"},
+              {"provider", "{}"},
+              {"pipeline", "{\"filters\":[{\"filter\":\"think\"}],\"arguments\":true}"}};
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "sluice mkcorpus: cannot open %s\n", dir);
+    return 2;
+  }
+  struct dirent *e;
+  int rc = 0;
+  while ((e = readdir(d)) && !rc) {
+    size_t l = strlen(e->d_name);
+    if (e->d_name[0] == '.' || l < 4 || strcmp(e->d_name + l - 3, ".md") == 0) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%.4000s/%.1000s", dir, e->d_name);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) continue;
+    char *buf = malloc(CAPTURE_SEED_MAX);
+    size_t n = buf ? fread(buf, 1, CAPTURE_SEED_MAX, fp) : 0;
+    int more = fgetc(fp) != EOF;
+    fclose(fp);
+    if (!buf) return 2;
+    if (more)
+      while (n > 0 && buf[n - 1] != '\n') n--;
+    tbytes in = {buf, n};
+    char name[1200], tdir[4096];
+    snprintf(name, sizeof name, "capture__%.1000s", e->d_name);
+    for (size_t u = 0; u < sizeof uses / sizeof uses[0] && !rc; u++) {
+      snprintf(tdir, sizeof tdir, "%.3000s/%s", out, uses[u].target);
+      rc = write_seed(tdir, name, uses[u].options, &in, (uint32_t)n) ? 2 : 0;
+      (*count)++;
+    }
+    free(buf);
+  }
+  closedir(d);
+  return rc;
+}
+
 int cmd_mkcorpus(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     fputs(mkcorpus_usage, stdout);
     return 0;
   }
-  const char *suites = SLUICE_SUITES_DIR, *out = NULL;
+  const char *suites = SLUICE_SUITES_DIR, *out = NULL, *captures = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--suites") == 0 && i + 1 < argc) suites = argv[++i];
+    else if (strcmp(argv[i], "--captures") == 0 && i + 1 < argc) captures = argv[++i];
     else if (argv[i][0] != '-' && !out) out = argv[i];
     else {
       fprintf(stderr, "sluice mkcorpus: unexpected argument \"%s\" (see --help)\n", argv[i]);
@@ -179,6 +229,7 @@ int cmd_mkcorpus(int argc, char **argv) {
     closedir(sd);
   }
   closedir(d);
+  if (!rc && captures) rc = capture_seeds(captures, out, &count);
   if (!rc) printf("sluice mkcorpus: %zu seed inputs written under %s\n", count, out);
   return rc;
 }

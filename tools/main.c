@@ -16,6 +16,7 @@ static const char usage[] =
     "  mkcorpus  write the conformance cases as fuzz seed corpora\n"
     "  clean     clean an LLM response on stdin with a proxy config (--config FILE)\n"
     "  json      repair the JSON value on standard input\n"
+    "  replay    replay a captured provider stream through a pipeline\n"
     "  serve     a mock upstream: serve recorded provider streams over HTTP\n"
     "  record    a recording proxy: forward requests, write captures\n"
     "  capture   import recordings made elsewhere (cassettes, HAR, AI SDK chunks)\n"
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
                 {"mkcorpus", cmd_mkcorpus},
                 {"clean", cmd_clean},
                 {"json", cmd_json},
+                {"replay", cmd_replay},
                 {"serve", cmd_serve},
                 {"record", cmd_record},
                 {"capture", cmd_capture}};

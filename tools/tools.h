@@ -39,6 +39,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
@@ -46,5 +47,7 @@ int cmd_capture(int argc, char **argv);
 /* Benchmarks (bench/). */
 int bench_clean(int argc, char **argv);
 int bench_json(int argc, char **argv);
+int bench_sse(int argc, char **argv);
+int bench_replay(int argc, char **argv);
 
 #endif

@@ -66,7 +66,8 @@ SLUICE_API const char *sluice_version(void);
   XX(JSON_NO_VALUE, "no_json", "no JSON value could be salvaged")               \
   XX(JSON_DEPTH, "depth", "nesting deeper than the depth limit")                \
   XX(JSON_INVALID, "invalid_json", "the repaired text is not valid JSON")       \
-  XX(SSE_FORMAT, "sse_format", "malformed event stream")
+  XX(SSE_FORMAT, "sse_format", "malformed event stream")                       \
+  XX(PROVIDER_FORMAT, "provider_format", "a stream chunk is not JSON, or from no known provider")
 
 typedef enum sluice_status {
 #define SLUICE_XX_ENUM(e, code, text) SLUICE_##e,
@@ -105,6 +106,23 @@ typedef enum sluice_event_type {
   SLUICE_EV_SNAPSHOT,    /* a JSON snapshot of the prefix so far: data = JSON */
   SLUICE_EV_VALUE,       /* the JSON result: data = JSON text,
                             complete = 0 when the input was truncated */
+  SLUICE_EV_RETRY,       /* an SSE retry field (all ASCII digits): data = digits */
+  SLUICE_EV_RECORD,      /* a line of JSON-lines framing: data = the line,
+                            offset = its first byte, complete = 0 for a last
+                            line without its newline (chunks framing) */
+  /* Provider events (DESIGN.md §2 providers). offset = choice index. */
+  SLUICE_EV_DELTA,       /* name = kind ("text", "reasoning", "refusal",
+                            "arguments", and from a pipeline's filters
+                            "other", "markup", "dropped"); data = bytes;
+                            length = tool-call index (arguments) */
+  SLUICE_EV_TOOL_CALL,   /* a tool call starts: length = its index, id = the
+                            call id, name = the function name */
+  SLUICE_EV_FINISH,      /* a choice finished: name = the provider's reason */
+  SLUICE_EV_USAGE,       /* token usage: data = the provider's JSON object */
+  SLUICE_EV_ERROR,       /* an error the provider sent: name = code, data =
+                            message */
+  SLUICE_EV_END,         /* end of the stream: complete = 0 when truncated
+                            (no [DONE], message_stop, done: true, ...) */
   SLUICE_EV_COUNT
 } sluice_event_type;
 
@@ -275,6 +293,10 @@ SLUICE_API sluice_status sluice_output_status(const sluice_output *o);
 SLUICE_API uint64_t sluice_utf8_count(const void *p, size_t n);
 /* 1 if p[0..n) is well-formed UTF-8. */
 SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
+/* The bytes at the end of p[0..n) that begin a well-formed sequence not
+ * yet complete (0 to 3): what a chunk cut in the middle of a character
+ * leaves for the next one. */
+SLUICE_API size_t sluice_utf8_tail(const void *p, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* clean: the response cleaner pipeline (DESIGN.md §2, seed 000)        */
@@ -414,6 +436,107 @@ SLUICE_API sluice_status sluice_json_new(sluice_filter **out, const sluice_json_
                                          const sluice_sink *sink, const sluice_mem *mem,
                                          sluice_error *err);
 
+/* ------------------------------------------------------------------ */
+/* sse, ndjson, chunks: stream framing (DESIGN.md §2 sse)               */
+/* ------------------------------------------------------------------ */
+/* sse parses a server-sent event stream by the WHATWG rules (HTML §9.2):
+ * one leading BOM stripped; lines end at CRLF, LF or a lone CR (a CR that
+ * ends a chunk waits for the next byte only to swallow an LF); ":" starts
+ * a comment; a field's value loses one leading space; data lines join
+ * with LF; "event" sets the type ("message" when empty); "id" persists
+ * across events and is ignored when it contains NUL; "retry" with ASCII
+ * digits only is a SLUICE_EV_RETRY event; a blank line dispatches a
+ * SLUICE_EV_SSE event {name = type, data, id = last event id, offset = the
+ * first byte of its first data line}, none when the data is empty.
+ * Nothing goes to the channels but, at finish, a last line without its
+ * line end (which the rules discard, with the unfinished event) to
+ * DROPPED. Events are dispatched in the feed call that completes them.
+ * Bounded memory: a line longer than max_line bytes, or an event whose
+ * data would exceed max_event bytes, fails with SLUICE_LIMIT at the offset
+ * of the first byte beyond the cap. */
+#define SLUICE_FRAME_DEFAULT_MAX ((size_t)8 << 20) /* 8 MiB */
+
+typedef struct sluice_sse_opts {
+  size_t size;      /* set by sluice_sse_opts_init */
+  size_t max_line;  /* bytes of one line, without its end; default 8 MiB; 0 = none */
+  size_t max_event; /* bytes of an event's data; default 8 MiB; 0 = none */
+} sluice_sse_opts;
+
+SLUICE_API void sluice_sse_opts_init_size(sluice_sse_opts *o, size_t size);
+#define sluice_sse_opts_init(o) sluice_sse_opts_init_size((o), sizeof(sluice_sse_opts))
+SLUICE_API sluice_status sluice_sse_new(sluice_filter **out, const sluice_sse_opts *o,
+                                        const sluice_sink *sink, const sluice_mem *mem,
+                                        sluice_error *err);
+
+/* JSON lines: one SLUICE_EV_RECORD per line {data = the line without its
+ * LF (and a CR before it), offset = its first byte}; lines holding only
+ * spaces, tabs and CRs are skipped. ndjson (Ollama's streams): a record
+ * ends at its LF, and a last line without one is the cut-off end of a
+ * truncated stream: not a record, but DROPPED at finish. chunks (the
+ * .chunks.jsonl recording format, one provider chunk per line, with no LF
+ * after the last): a last line without its LF is a record too, with
+ * complete = 0. A line longer than max_line fails with SLUICE_LIMIT at its
+ * first byte + max_line. */
+typedef struct sluice_lines_opts {
+  size_t size;     /* set by sluice_lines_opts_init */
+  size_t max_line; /* bytes of one line; default 8 MiB; 0 = none */
+} sluice_lines_opts;
+
+SLUICE_API void sluice_lines_opts_init_size(sluice_lines_opts *o, size_t size);
+#define sluice_lines_opts_init(o) sluice_lines_opts_init_size((o), sizeof(sluice_lines_opts))
+SLUICE_API sluice_status sluice_ndjson_new(sluice_filter **out, const sluice_lines_opts *o,
+                                           const sluice_sink *sink, const sluice_mem *mem,
+                                           sluice_error *err);
+SLUICE_API sluice_status sluice_chunks_new(sluice_filter **out, const sluice_lines_opts *o,
+                                           const sluice_sink *sink, const sluice_mem *mem,
+                                           sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* writer: provider or pipeline events back into a stream (DESIGN §2)   */
+/* ------------------------------------------------------------------ */
+/* A sink that writes the delta, tool_call, finish, usage, error and end
+ * events it receives as a stream a client reads: OpenAI chat completion
+ * chunks (SSE, every choice; text as content, reasoning as
+ * reasoning_content, refusals, tool calls by index, finish reasons in
+ * OpenAI's words, usage in a chunk with choices: []) or Anthropic Messages
+ * events (the writer's choice only; blocks of text, thinking and tool_use;
+ * stop reasons in Anthropic's words). Deltas of other kinds (markup,
+ * dropped, other) and channel bytes are not written. An event never cuts a
+ * UTF-8 sequence: a delta's incomplete last character waits for the next
+ * delta of its kind, and bytes that are not UTF-8 are written as U+FFFD.
+ * The end event writes `data: [DONE]` (OpenAI) or message_stop
+ * (Anthropic) for a complete stream; a truncated one ends with an error
+ * event instead, never with the clean end. The writer writes, it does not
+ * read JSON: the usage object it is given is copied as it is. */
+typedef enum sluice_write_format {
+  SLUICE_WRITE_OPENAI_SSE = 0, /* chat.completion.chunk events */
+  SLUICE_WRITE_ANTHROPIC_SSE   /* Anthropic Messages events */
+} sluice_write_format;
+
+typedef struct sluice_writer_opts {
+  size_t size;                /* set by sluice_writer_opts_init */
+  sluice_write_format format;
+  const char *id;             /* default "chatcmpl-sluice" / "msg_sluice" */
+  const char *model;          /* default "sluice" */
+  size_t choice;              /* Anthropic: the choice written; default 0 */
+} sluice_writer_opts;
+
+typedef struct sluice_writer sluice_writer;
+/* Where the written bytes go; non-zero stops the writer (and, through the
+ * sink, the filter that feeds it, with SLUICE_CALLBACK). */
+typedef int (*sluice_write_fn)(void *user, const char *bytes, size_t n);
+
+SLUICE_API void sluice_writer_opts_init_size(sluice_writer_opts *o, size_t size);
+#define sluice_writer_opts_init(o) sluice_writer_opts_init_size((o), sizeof(sluice_writer_opts))
+SLUICE_API sluice_status sluice_writer_new(sluice_writer **out, const sluice_writer_opts *o,
+                                           sluice_write_fn write, void *user,
+                                           const sluice_mem *mem, sluice_error *err);
+/* The sink to give the provider or pipeline (channel bytes are ignored). */
+SLUICE_API sluice_sink sluice_writer_sink(sluice_writer *w);
+/* SLUICE_OK, SLUICE_NOMEM or SLUICE_CALLBACK (the write function failed). */
+SLUICE_API sluice_status sluice_writer_status(const sluice_writer *w);
+SLUICE_API void sluice_writer_free(sluice_writer *w);
+
 /* ================================================================== */
 /* The kit: libsluice-kit, which links jansson (privately). The filters  */
 /* above are in libsluice, which needs only libc; a program that builds */
@@ -434,6 +557,98 @@ SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char 
                                                 const char *options_json, size_t options_len,
                                                 const sluice_sink *sink, const sluice_mem *mem,
                                                 sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* provider: a provider's stream into deltas (DESIGN.md §2 providers)   */
+/* ------------------------------------------------------------------ */
+/* Frames the body (sse, ndjson or chunks; auto: JSON lines when the first
+ * byte that is not whitespace is '{', else SSE), reads each chunk's JSON
+ * and turns it into events, each at the feed that completes its chunk:
+ * SLUICE_EV_DELTA (text, reasoning, refusal, tool-call arguments, per
+ * choice), SLUICE_EV_TOOL_CALL, SLUICE_EV_FINISH, SLUICE_EV_USAGE,
+ * SLUICE_EV_ERROR, and at finish one SLUICE_EV_END, truncated unless the
+ * provider's end marker came ([DONE], message_stop, done: true, ...).
+ * The channels show one choice (`choice`, default 0): text and refusal on
+ * TEXT, reasoning on THOUGHT, tool-call arguments on OTHER; the framing's
+ * unfinished last line on DROPPED. A chunk that is not a JSON object (but
+ * [DONE]) fails with SLUICE_PROVIDER_FORMAT at the offset of its chunk. */
+typedef enum sluice_provider_kind {
+  SLUICE_PROVIDER_AUTO = 0,    /* detected from the first chunk's content */
+  SLUICE_PROVIDER_OPENAI,      /* chat completions, and the servers that copy it */
+  SLUICE_PROVIDER_COMPLETIONS, /* the legacy completions endpoint */
+  SLUICE_PROVIDER_RESPONSES,   /* OpenAI Responses */
+  SLUICE_PROVIDER_ANTHROPIC,   /* Anthropic Messages */
+  SLUICE_PROVIDER_OLLAMA,      /* /api/generate and /api/chat */
+  SLUICE_PROVIDER_GEMINI,      /* streamGenerateContent (alt=sse) */
+  SLUICE_PROVIDER_COHERE,      /* Cohere v2 chat */
+  SLUICE_PROVIDER_LLAMACPP,    /* llama.cpp /completion */
+  SLUICE_PROVIDER_COUNT
+} sluice_provider_kind;
+
+typedef enum sluice_framing {
+  SLUICE_FRAMING_AUTO = 0,
+  SLUICE_FRAMING_SSE,
+  SLUICE_FRAMING_NDJSON,
+  SLUICE_FRAMING_CHUNKS
+} sluice_framing;
+
+/* "openai", "completions", ..., and "auto". */
+SLUICE_API const char *sluice_provider_name(sluice_provider_kind k);
+
+typedef struct sluice_provider_opts {
+  size_t size;                  /* set by sluice_provider_opts_init */
+  sluice_provider_kind provider; /* default AUTO */
+  sluice_framing framing;       /* default AUTO */
+  size_t choice;                /* the choice the channels show; default 0 */
+  size_t max_line, max_event;   /* the framing's caps (sluice_sse_opts) */
+} sluice_provider_opts;
+
+SLUICE_API void sluice_provider_opts_init_size(sluice_provider_opts *o, size_t size);
+#define sluice_provider_opts_init(o) \
+  sluice_provider_opts_init_size((o), sizeof(sluice_provider_opts))
+SLUICE_API sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opts *o,
+                                             const sluice_sink *sink, const sluice_mem *mem,
+                                             sluice_error *err);
+/* The provider a provider filter (or a pipeline's) detected so far
+ * (SLUICE_PROVIDER_AUTO while undecided, or for another filter). */
+SLUICE_API sluice_provider_kind sluice_provider_detected(const sluice_filter *f);
+
+/* ------------------------------------------------------------------ */
+/* pipeline: provider -> filters -> deltas (DESIGN.md §2 pipelines)     */
+/* ------------------------------------------------------------------ */
+/* A provider, then for every choice its own chain of filters over the
+ * choice's text (harmony first when the model is "llama.cpp/gpt-oss" or
+ * harmony is on), and optionally a json filter over each tool call's
+ * arguments. Each chunk's deltas are fed to the chains one delta per feed,
+ * and what every filter releases during that feed becomes the pipeline's
+ * deltas: text, reasoning (the filters' THOUGHT), other, markup, dropped,
+ * in that order; refusal and the provider's reasoning pass through. A
+ * choice's chain is finished at its finish event, so held bytes come out
+ * before it. Events: the provider's, and the filters' stop and repair
+ * events of the choice the channels show. */
+typedef struct sluice_stage {
+  const char *filter;  /* a filter name ("think", "clean", ...) */
+  const char *options; /* its options as JSON text, NULL for {} */
+} sluice_stage;
+
+#define SLUICE_PIPELINE_MAX_STAGES 16
+
+typedef struct sluice_pipeline_opts {
+  size_t size;                         /* set by sluice_pipeline_opts_init */
+  const sluice_provider_opts *provider; /* NULL: the defaults */
+  const sluice_stage *stages;          /* the text filters, in order */
+  size_t nstages;
+  const char *arguments;               /* json options for tool-call arguments, NULL: off */
+  const char *model;                   /* "llama.cpp/gpt-oss" switches harmony on */
+  int harmony;                         /* -1 (default): by the model; 0 off; 1 on */
+} sluice_pipeline_opts;
+
+SLUICE_API void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t size);
+#define sluice_pipeline_opts_init(o) \
+  sluice_pipeline_opts_init_size((o), sizeof(sluice_pipeline_opts))
+SLUICE_API sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opts *o,
+                                             const sluice_sink *sink, const sluice_mem *mem,
+                                             sluice_error *err);
 
 #ifdef __cplusplus
 }

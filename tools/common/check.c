@@ -620,28 +620,6 @@ static void run_batch_mode(cctx *x, split_mode m) {
 
 /* ---------------- streaming sessions ---------------- */
 
-/* The bytes at the end of p[0..n) that begin a well-formed UTF-8 sequence
- * not yet complete (0 to 3): what an implementation working on characters
- * cannot decide on yet. An invalid byte is a character of its own. */
-static size_t incomplete_tail(const char *vp, size_t n) {
-  const unsigned char *p = (const unsigned char *)vp;
-  for (size_t k = 1; k <= 3 && k <= n; k++) {
-    unsigned char c = p[n - k];
-    if ((c & 0xC0) == 0x80) continue;
-    size_t need = (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
-                  : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
-    if (need <= k) return 0;
-    if (k >= 2) { /* the second byte's narrower ranges (RFC 3629) */
-      unsigned char d = p[n - k + 1];
-      if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) || (c == 0xF0 && d < 0x90) ||
-          (c == 0xF4 && d > 0x8F))
-        return 0;
-    }
-    return k;
-  }
-  return 0;
-}
-
 typedef struct side {
   size_t cum[SLUICE_CHANNEL_COUNT]; /* bytes released so far per channel */
   char tail[SLUICE_CHANNEL_COUNT][4];
@@ -798,14 +776,14 @@ static void run_session(cctx *x, const chunking *k) {
     /* Compared where the bytes fed so far end on a character boundary: an
      * implementation that works on characters decides there, with the same
      * information as the library (which works on bytes). */
-    int boundary = finishing || incomplete_tail(c->input.p, fed) == 0;
+    int boundary = finishing || sluice_utf8_tail(c->input.p, fed) == 0;
     if (!lat.n && d.ok && rd.ok && boundary) {
       /* Released so far, channel by channel: equal to the library's, but for
        * a UTF-8 sequence it has not finished (a character-based
        * implementation cannot release half a character). */
       for (int ch = 0; ch < SLUICE_CHANNEL_COUNT && !lat.n; ch++) {
         size_t a = im.cum[ch], b = ref.cum[ch];
-        size_t slack = incomplete_tail(ref.tail[ch], b < 3 ? b : 3);
+        size_t slack = sluice_utf8_tail(ref.tail[ch], b < 3 ? b : 3);
         if (a == b || (a + slack == b && a <= b)) continue;
         tbuf_xprintf(&lat, "after feed %zu of %zu (%zu bytes fed), %s: released %zu bytes, "
                            "the reference %zu: ",

@@ -64,43 +64,55 @@ void split_begin(split_iter *it, split_mode m, size_t n, const split_params *p,
   it->step = (p->max_single && n > p->max_single) ? n / p->max_single : 1;
 }
 
-/* Random distinct cut positions in (0, n), 1 to 32 of them, sorted; with
- * `empty`, an empty chunk before, between and after the pieces. */
-static void random_cuts(split_iter *it, chunking *out, int empty) {
-  size_t n = it->n, cuts[33], nc = 0;
+/* Each chunking is described, not listed: cut positions (at most 33), or
+ * one piece per byte, or the recorded list, with empty chunks first or
+ * around every piece. split_len() then produces its lengths one at a
+ * time, so a chunking of a body too large to hold a list of (replay)
+ * costs no memory; split_next() collects them for the golden cases. */
+enum { FORM_CUTS, FORM_UNIT, FORM_LIST };
+enum { EMPTY_NONE, EMPTY_LEAD, EMPTY_AROUND };
+
+static void describe(split_iter *it, int form, int empty) {
+  it->form = form;
+  it->empty = empty;
+  it->piece = 0;
+  it->prev = 0;
+  it->gap = empty != EMPTY_NONE;
+  if (form == FORM_CUTS) it->npieces = it->ncuts + 1;
+  else if (form == FORM_UNIT) it->npieces = it->n;
+  else it->npieces = it->recorded->n;
+}
+
+/* Random distinct cut positions in (0, n), 1 to 32 of them, sorted. */
+static void random_cuts(split_iter *it) {
+  size_t n = it->n, nc = 0;
   size_t maxk = n - 1 < 32 ? n - 1 : 32;
   size_t k = 1 + (size_t)sluice_rng_below(&it->rng, maxk);
   for (size_t i = 0; i < k; i++) {
     size_t c = 1 + (size_t)sluice_rng_below(&it->rng, n - 1), at = nc;
-    while (at > 0 && cuts[at - 1] > c) at--;
-    if (at > 0 && cuts[at - 1] == c) continue; /* already a cut */
-    memmove(cuts + at + 1, cuts + at, (nc - at) * sizeof *cuts);
-    cuts[at] = c;
+    while (at > 0 && it->cuts[at - 1] > c) at--;
+    if (at > 0 && it->cuts[at - 1] == c) continue; /* already a cut */
+    memmove(it->cuts + at + 1, it->cuts + at, (nc - at) * sizeof *it->cuts);
+    it->cuts[at] = c;
     nc++;
   }
-  size_t prev = 0;
-  for (size_t i = 0; i <= nc; i++) {
-    size_t c = i < nc ? cuts[i] : n;
-    if (empty) chunking_push(out, 0);
-    chunking_push(out, c - prev);
-    prev = c;
-  }
-  if (empty) chunking_push(out, 0);
+  it->ncuts = nc;
 }
 
-int split_next(split_iter *it, chunking *out) {
-  chunking_clear(out);
+int split_start(split_iter *it) {
   size_t n = it->n;
   if (it->done) return 0;
+  it->ncuts = 0;
   switch (it->mode) {
   case M_WHOLE:
-    chunking_push(out, n);
+    describe(it, FORM_CUTS, EMPTY_NONE);
     it->done = 1;
     return 1;
   case M_SINGLE:
     if (it->i >= n) break;
-    chunking_push(out, it->i);
-    chunking_push(out, n - it->i);
+    it->cuts[0] = it->i;
+    it->ncuts = 1;
+    describe(it, FORM_CUTS, EMPTY_NONE);
     it->i += it->step;
     return 1;
   case M_PAIRS:
@@ -110,30 +122,27 @@ int split_next(split_iter *it, chunking *out) {
       it->j = it->i + 1;
     }
     if (it->i >= n) break;
-    chunking_push(out, it->i);
-    chunking_push(out, it->j - it->i);
-    chunking_push(out, n - it->j);
+    it->cuts[0] = it->i;
+    it->cuts[1] = it->j;
+    it->ncuts = 2;
+    describe(it, FORM_CUTS, EMPTY_NONE);
     it->j++;
     return 1;
   case M_BYTES:
   case M_STREAM_BYTES:
-    for (size_t i = 0; i < n; i++) chunking_push(out, 1);
+    describe(it, FORM_UNIT, EMPTY_NONE);
     it->done = 1;
     return n > 0 || it->mode == M_STREAM_BYTES; /* an empty input still streams */
   case M_EMPTY:
     /* 0: empty chunks around every byte; 1: one empty chunk, then the
      * whole; 2..9: random cuttings with empty chunks around every piece. */
     if (it->count == 0) {
-      for (size_t i = 0; i < n; i++) {
-        chunking_push(out, 0);
-        chunking_push(out, 1);
-      }
-      chunking_push(out, 0);
+      describe(it, FORM_UNIT, EMPTY_AROUND);
     } else if (it->count == 1) {
-      chunking_push(out, 0);
-      chunking_push(out, n);
+      describe(it, FORM_CUTS, EMPTY_LEAD);
     } else if (it->count < 10 && n > 1) {
-      random_cuts(it, out, 1);
+      random_cuts(it);
+      describe(it, FORM_CUTS, EMPTY_AROUND);
     } else {
       break;
     }
@@ -141,40 +150,79 @@ int split_next(split_iter *it, chunking *out) {
     return 1;
   case M_RANDOM:
     if (it->count >= it->p->nrandom || n < 2) break;
-    random_cuts(it, out, 0);
+    random_cuts(it);
+    describe(it, FORM_CUTS, EMPTY_NONE);
     it->count++;
     return 1;
   case M_STREAM_RANDOM:
     if (n < 2) {
-      chunking_push(out, 0);
-      chunking_push(out, n);
+      describe(it, FORM_CUTS, EMPTY_LEAD);
     } else {
-      random_cuts(it, out, 1);
+      random_cuts(it);
+      describe(it, FORM_CUTS, EMPTY_AROUND);
     }
     it->done = 1;
     return 1;
-  case M_EXHAUSTIVE: {
+  case M_EXHAUSTIVE:
     if (n < 2 || n > it->p->max_exhaustive || n > 24) break;
     if (it->mask >= (1ULL << (n - 1))) break;
-    size_t prev = 0;
     for (size_t i = 1; i < n; i++)
-      if (it->mask & (1ULL << (i - 1))) {
-        chunking_push(out, i - prev);
-        prev = i;
-      }
-    chunking_push(out, n - prev);
+      if (it->mask & (1ULL << (i - 1))) it->cuts[it->ncuts++] = i;
+    describe(it, FORM_CUTS, EMPTY_NONE);
     it->mask++;
     return 1;
-  }
   case M_RECORDED:
     if (!it->recorded) break;
-    chunking_copy(out, it->recorded);
+    describe(it, FORM_LIST, EMPTY_NONE);
     it->done = 1;
     return 1;
   default: break;
   }
   it->done = 1;
   return 0;
+}
+
+int split_len(split_iter *it, size_t *len) {
+  if (it->gap) {
+    /* an empty chunk: the leading one, or one before or after a piece */
+    it->gap = 0;
+    *len = 0;
+    return 1;
+  }
+  if (it->piece == it->npieces) return 0;
+  if (it->form == FORM_UNIT) {
+    *len = 1;
+  } else if (it->form == FORM_LIST) {
+    *len = it->recorded->len[it->piece];
+  } else {
+    size_t end = it->piece < it->ncuts ? it->cuts[it->piece] : it->n;
+    *len = end - it->prev;
+    it->prev = end;
+  }
+  it->piece++;
+  it->gap = it->empty == EMPTY_AROUND;
+  return 1;
+}
+
+int split_next(split_iter *it, chunking *out) {
+  chunking_clear(out);
+  if (!split_start(it)) return 0;
+  size_t len;
+  while (split_len(it, &len)) chunking_push(out, len);
+  return 1;
+}
+
+void cutter_init(cutter *c, cut_kind kind, size_t size, uint64_t seed) {
+  c->kind = kind;
+  c->size = size ? size : 1;
+  c->rng = sluice_rng_seed(seed);
+}
+
+size_t cutter_next(cutter *c) {
+  if (c->kind == CUT_SIZE) return c->size;
+  /* about one chunk in eight is empty; the others 1 to size bytes */
+  if (sluice_rng_below(&c->rng, 8) == 0) return 0;
+  return 1 + (size_t)sluice_rng_below(&c->rng, c->size);
 }
 
 /* ---------------- the minimizer ----------------

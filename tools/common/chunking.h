@@ -64,6 +64,10 @@ typedef struct split_iter {
   uint64_t mask;
   sluice_rng rng;
   int done;
+  /* the current chunking (see split_len) */
+  int form, empty, gap;
+  size_t cuts[33], ncuts;
+  size_t piece, npieces, prev;
 } split_iter;
 
 /* Starts mode m over an input of n bytes; case_seed makes random cuts
@@ -72,6 +76,24 @@ void split_begin(split_iter *it, split_mode m, size_t n, const split_params *p,
                  uint64_t case_seed, const chunking *recorded);
 /* The next chunking into *out; 0 when the mode has no more. */
 int split_next(split_iter *it, chunking *out);
+/* The same chunkings without a list, for an input too large to hold one
+ * (replay): split_start() begins the next chunking (0 when the mode has no
+ * more), split_len() gives its chunk lengths one at a time (0 at its end).
+ * split_next() is these two, collected. */
+int split_start(split_iter *it);
+int split_len(split_iter *it, size_t *len);
+
+/* Chunk lengths for a stream of unknown length: CUT_SIZE gives `size`
+ * every time; CUT_RANDOM, seeded, gives 0 (about one in eight) or 1 to
+ * `size` bytes. */
+typedef enum cut_kind { CUT_SIZE, CUT_RANDOM } cut_kind;
+typedef struct cutter {
+  cut_kind kind;
+  size_t size;
+  sluice_rng rng;
+} cutter;
+void cutter_init(cutter *c, cut_kind kind, size_t size, uint64_t seed);
+size_t cutter_next(cutter *c);
 
 /* Reduces *k to a smaller chunking for which still_fails() is still true,
  * by removing cut points in halves, then quarters, and so on (delta

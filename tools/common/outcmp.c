@@ -22,6 +22,13 @@ static const sluice_event *next_event(const sluice_output *o, size_t *i, int wit
 
 int output_compare(const sluice_output *a, const sluice_output *b, int with_snapshots, char *why,
                    size_t wl) {
+  long ea, eb;
+  return output_compare_at(a, b, with_snapshots, why, wl, &ea, &eb);
+}
+
+int output_compare_at(const sluice_output *a, const sluice_output *b, int with_snapshots,
+                      char *why, size_t wl, long *event_a, long *event_b) {
+  *event_a = *event_b = -1;
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
     size_t na, nb;
     const char *pa = sluice_output_channel(a, (sluice_channel)c, &na);
@@ -35,11 +42,14 @@ int output_compare(const sluice_output *a, const sluice_output *b, int with_snap
   size_t i = 0, j = 0;
   for (size_t k = 0;; k++) {
     const sluice_event *x = next_event(a, &i, with_snapshots), *y = next_event(b, &j, with_snapshots);
+    *event_a = x ? (long)i - 1 : -1;
+    *event_b = y ? (long)j - 1 : -1;
     if (!x || !y) {
       if (x || y) {
         snprintf(why, wl, "the event lists differ in length (event %zu is missing on one side)", k);
         return 1;
       }
+      *event_a = *event_b = -1;
       return 0;
     }
     if (x->type != y->type || x->complete != y->complete || x->offset != y->offset ||

@@ -15,5 +15,9 @@
  * with_snapshots is set. */
 int output_compare(const sluice_output *a, const sluice_output *b, int with_snapshots, char *why,
                    size_t wl);
+/* The same; when two events differ (or one list is longer), *event is the
+ * index in each collector of the first such event, else -1. */
+int output_compare_at(const sluice_output *a, const sluice_output *b, int with_snapshots,
+                      char *why, size_t wl, long *event_a, long *event_b);
 
 #endif

@@ -100,8 +100,18 @@ static void named_at(jsonw *w, const char *type, const char *key, const sluice_e
   jw_int(w, (int64_t)ev->offset);
 }
 
-/* The protocol form of one event (FORMAT.md). */
-static int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
+static void type_key(jsonw *w, const char *type) {
+  jw_key(w, "type");
+  jw_string(w, type, strlen(type));
+}
+
+/* Provider events name their choice (in the offset field). */
+static void choice_key(jsonw *w, const sluice_event *ev) {
+  jw_key(w, "choice");
+  jw_int(w, (int64_t)ev->offset);
+}
+
+int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
   jw_begin_object(w);
   switch (ev->type) {
   case SLUICE_EV_THOUGHT: {
@@ -125,6 +135,55 @@ static int write_event(jsonw *w, const sluice_event *ev, const char *thought, si
     jw_bytes_field(w, "id", ev->id ? ev->id : "", ev->id_len);
     break;
   case SLUICE_EV_REPAIR: named_at(w, "repair", "kind", ev); break;
+  case SLUICE_EV_RETRY:
+    type_key(w, "retry");
+    jw_key(w, "retry");
+    jw_string(w, ev->data, ev->data_len); /* ASCII digits */
+    break;
+  case SLUICE_EV_RECORD:
+    type_key(w, "record");
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    jw_key(w, "complete");
+    jw_bool(w, ev->complete);
+    break;
+  case SLUICE_EV_DELTA:
+    type_key(w, "delta");
+    choice_key(w, ev);
+    jw_key(w, "kind");
+    jw_string(w, ev->name, ev->name_len);
+    if (ev->name_len == 9 && memcmp(ev->name, "arguments", 9) == 0) {
+      jw_key(w, "index");
+      jw_int(w, (int64_t)ev->length);
+    }
+    jw_bytes_field(w, "text", ev->data, ev->data_len);
+    break;
+  case SLUICE_EV_TOOL_CALL:
+    type_key(w, "tool_call");
+    choice_key(w, ev);
+    jw_key(w, "index");
+    jw_int(w, (int64_t)ev->length);
+    jw_bytes_field(w, "id", ev->id ? ev->id : "", ev->id_len);
+    jw_bytes_field(w, "name", ev->name ? ev->name : "", ev->name_len);
+    break;
+  case SLUICE_EV_FINISH:
+    type_key(w, "finish");
+    choice_key(w, ev);
+    jw_bytes_field(w, "reason", ev->name, ev->name_len);
+    break;
+  case SLUICE_EV_USAGE:
+    type_key(w, "usage");
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    break;
+  case SLUICE_EV_ERROR:
+    type_key(w, "error");
+    jw_bytes_field(w, "code", ev->name ? ev->name : "", ev->name_len);
+    jw_bytes_field(w, "message", ev->data ? ev->data : "", ev->data_len);
+    break;
+  case SLUICE_EV_END:
+    type_key(w, "end");
+    jw_key(w, "truncated");
+    jw_bool(w, !ev->complete);
+    break;
   case SLUICE_EV_SNAPSHOT: {
     /* The snapshot's JSON text as it is, when jansson can read it. */
     char why[160];

@@ -40,6 +40,12 @@ void refrun_close(refrun *r);
  * limit). */
 int refrun_write(refrun *r, jsonw *w, int delta);
 
+/* The protocol form of one event (FORMAT.md) as a JSON object. A thought
+ * record's text is the THOUGHT channel's bytes thought[offset, offset +
+ * length) (thought may be NULL for other events). Returns 0, or -1 when w
+ * failed. */
+int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl);
+
 /* The whole answer for input cut by k, as `answer` (through the same
  * encoding): what the in-process reference says. */
 void reference_answer(const char *filter, const char *options, const char *input,

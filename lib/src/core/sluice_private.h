@@ -11,15 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Functions marked SLUICE_API are exported from libsluice (but are not in
+ * sluice.h): libsluice-kit, built from the same sources and version, builds
+ * its filters (the providers, the pipeline) on the same base. */
+
 /* ---------------- memory ---------------- */
-void *sluicep_alloc(const sluice_mem *m, size_t n);
-void *sluicep_calloc(const sluice_mem *m, size_t n);
-void *sluicep_realloc(const sluice_mem *m, void *p, size_t n);
-void sluicep_dealloc(const sluice_mem *m, void *p);
+SLUICE_API void *sluicep_alloc(const sluice_mem *m, size_t n);
+SLUICE_API void *sluicep_calloc(const sluice_mem *m, size_t n);
+SLUICE_API void *sluicep_realloc(const sluice_mem *m, void *p, size_t n);
+SLUICE_API void sluicep_dealloc(const sluice_mem *m, void *p);
 /* Copies a NUL-terminated string with the allocator; NULL on failure. */
-char *sluicep_strdup(const sluice_mem *m, const char *s);
+SLUICE_API char *sluicep_strdup(const sluice_mem *m, const char *s);
 /* The allocator to use: *mem, or libc's when mem is NULL. */
-sluice_mem sluicep_mem_or_default(const sluice_mem *mem);
+SLUICE_API sluice_mem sluicep_mem_or_default(const sluice_mem *mem);
 
 /* ---------------- growable byte buffer ----------------
  * Carries its allocator (cmark's strbuf). Growth doubles, with a check for
@@ -31,13 +35,13 @@ typedef struct sluicep_buf {
   size_t cap;
 } sluicep_buf;
 
-void sluicep_buf_init(sluicep_buf *b, const sluice_mem *mem);
+SLUICE_API void sluicep_buf_init(sluicep_buf *b, const sluice_mem *mem);
 /* 0 on success, -1 when out of memory (the buffer is unchanged). */
-int sluicep_buf_reserve(sluicep_buf *b, size_t extra);
-int sluicep_buf_append(sluicep_buf *b, const void *p, size_t n);
+SLUICE_API int sluicep_buf_reserve(sluicep_buf *b, size_t extra);
+SLUICE_API int sluicep_buf_append(sluicep_buf *b, const void *p, size_t n);
 /* Removes the first n bytes. */
-void sluicep_buf_consume(sluicep_buf *b, size_t n);
-void sluicep_buf_free(sluicep_buf *b);
+SLUICE_API void sluicep_buf_consume(sluicep_buf *b, size_t n);
+SLUICE_API void sluicep_buf_free(sluicep_buf *b);
 
 /* ---------------- the filter base ----------------
  * Every filter struct starts with a sluice_filter. */
@@ -63,17 +67,17 @@ struct sluice_filter {
 };
 
 /* Allocates a filter struct of `size` bytes (zeroed) with its base set up. */
-sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
+SLUICE_API sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
                                    const sluice_sink *sink, const sluice_mem *mem,
                                    sluice_error *err);
 
 /* Sets the sticky error (the first one wins) and returns its status. */
-sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
+SLUICE_API sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
                            ...) __attribute__((format(printf, 4, 5)));
 
 /* Emits bytes on a channel. Returns non-zero when the filter must stop (the
  * callback asked to, or an earlier error). n == 0 emits nothing. */
-void sluicep_callback_failed(sluice_filter *f, sluice_channel ch);
+SLUICE_API void sluicep_callback_failed(sluice_filter *f, sluice_channel ch);
 static inline int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
   if (f->err.status != SLUICE_OK) return 1;
   if (n == 0) return 0;
@@ -94,7 +98,7 @@ static inline int sluicep_emit_ok(sluice_filter *f, sluice_channel ch, const cha
   return 0;
 }
 /* Sends an event. Returns non-zero when the filter must stop. */
-int sluicep_event(sluice_filter *f, const sluice_event *ev);
+SLUICE_API int sluicep_event(sluice_filter *f, const sluice_event *ev);
 
 /* ---------------- hold-back feeding ----------------
  * Many filters decide on a byte only after seeing a bounded number of bytes
@@ -191,16 +195,16 @@ SLUICE_API sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, 
     __attribute__((format(printf, 2, 3)));
 
 /* SLUICE_NOMEM with "out of memory creating the <filter> filter". */
-sluice_status sluicep_nomem(sluice_error *err, const char *filter);
+SLUICE_API sluice_status sluicep_nomem(sluice_error *err, const char *filter);
 
 /* Copies a caller's options struct (which starts with its size) into *dst,
  * a struct of dst_size bytes that init already filled with the defaults:
  * fields past the caller's size keep them. A size of 0 (never initialized)
  * or larger than dst_size (a newer header) is SLUICE_BAD_OPTION. */
-sluice_status sluicep_opts_take(void *dst, size_t dst_size, const void *src, const char *type,
+SLUICE_API sluice_status sluicep_opts_take(void *dst, size_t dst_size, const void *src, const char *type,
                                 sluice_error *err);
 /* Fills o (size bytes) from a full-size struct of defaults. */
-void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
+SLUICE_API void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
 
 /* The checks a filter's constructor and a filter that composes it share:
  * NULL if s is a valid think literal (1 to SLUICE_THINK_MAX_LITERAL bytes),

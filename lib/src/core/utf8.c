@@ -113,6 +113,19 @@ int sluice_utf8_valid(const void *vp, size_t n) {
   return 1;
 }
 
+size_t sluice_utf8_tail(const void *vp, size_t n) {
+  const uint8_t *p = vp;
+  for (size_t k = 1; k <= 3 && k <= n; k++) {
+    uint8_t c = p[n - k];
+    if ((c & 0xC0) == 0x80) continue;
+    if (lead_len(c) <= (int)k) return 0; /* ASCII, not a lead, or complete */
+    for (size_t j = 1; j < k; j++)
+      if (!cont_ok(c, j, p[n - k + j])) return 0;
+    return k;
+  }
+  return 0;
+}
+
 /* ---------------- whitespace ---------------- */
 
 int sluicep_is_space_cp(uint32_t cp) {

@@ -47,6 +47,19 @@ sluice_status sluicep_monitor_from_json(sluice_filter **, json_t *, const sluice
                                         const sluice_mem *, sluice_error *);
 sluice_status sluicep_json_from_json(sluice_filter **, json_t *, const sluice_sink *,
                                      const sluice_mem *, sluice_error *);
+sluice_status sluicep_sse_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                    const sluice_mem *, sluice_error *);
+sluice_status sluicep_ndjson_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                       const sluice_mem *, sluice_error *);
+sluice_status sluicep_chunks_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                       const sluice_mem *, sluice_error *);
+sluice_status sluicep_provider_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                         const sluice_mem *, sluice_error *);
+sluice_status sluicep_pipeline_from_json(sluice_filter **, json_t *, const sluice_sink *,
+                                         const sluice_mem *, sluice_error *);
+/* The provider options of a protocol object into o. Non-zero on a bad
+ * option (err says which). */
+int sluicep_provider_opts(json_t *opts, sluice_provider_opts *o, sluice_error *err);
 
 /* For `sluice clean`: 1 if key is a setting of the clean filter's options
  * section ("endpoint", "node", "globals", "sluice"), 0 if not, -1 if the

@@ -357,3 +357,176 @@ sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sl
     return SLUICE_BAD_OPTION;
   return sluice_json_new(out, &o, sink, mem, err);
 }
+
+/* ---------------- sse, ndjson, chunks ---------------- */
+
+static const char *const sse_keys[] = {"max_line", "max_event", NULL};
+
+sluice_status sluicep_sse_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                    const sluice_mem *mem, sluice_error *err) {
+  sluice_sse_opts o;
+  sluice_sse_opts_init(&o);
+  if (sluicep_opt_check_keys(opts, sse_keys, err, "filter sse") ||
+      sluicep_opt_size(opts, "max_line", &o.max_line, err) ||
+      sluicep_opt_size(opts, "max_event", &o.max_event, err))
+    return SLUICE_BAD_OPTION;
+  return sluice_sse_new(out, &o, sink, mem, err);
+}
+
+static const char *const lines_keys[] = {"max_line", NULL};
+
+static int lines_opts(json_t *opts, const char *where, sluice_lines_opts *o, sluice_error *err) {
+  sluice_lines_opts_init(o);
+  return sluicep_opt_check_keys(opts, lines_keys, err, where) ||
+         sluicep_opt_size(opts, "max_line", &o->max_line, err);
+}
+
+sluice_status sluicep_ndjson_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                       const sluice_mem *mem, sluice_error *err) {
+  sluice_lines_opts o;
+  if (lines_opts(opts, "filter ndjson", &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_ndjson_new(out, &o, sink, mem, err);
+}
+
+sluice_status sluicep_chunks_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
+                                       const sluice_mem *mem, sluice_error *err) {
+  sluice_lines_opts o;
+  if (lines_opts(opts, "filter chunks", &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_chunks_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- provider ---------------- */
+
+static const char *const provider_keys[] = {"provider", "framing", "choice", "max_line",
+                                            "max_event", NULL};
+
+int sluicep_provider_opts(json_t *opts, sluice_provider_opts *o, sluice_error *err) {
+  /* the servers that send OpenAI's chunks are accepted by their names */
+  static const char *const names[] = {"auto", "openai", "completions", "responses", "anthropic",
+                                      "ollama", "gemini", "cohere", "llamacpp", "mistral",
+                                      "deepseek", "groq", "vllm", "openrouter", NULL};
+  static const int values[] = {SLUICE_PROVIDER_AUTO,      SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_COMPLETIONS, SLUICE_PROVIDER_RESPONSES,
+                               SLUICE_PROVIDER_ANTHROPIC, SLUICE_PROVIDER_OLLAMA,
+                               SLUICE_PROVIDER_GEMINI,    SLUICE_PROVIDER_COHERE,
+                               SLUICE_PROVIDER_LLAMACPP,  SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_OPENAI,    SLUICE_PROVIDER_OPENAI,
+                               SLUICE_PROVIDER_OPENAI,    SLUICE_PROVIDER_OPENAI};
+  static const char *const framings[] = {"auto", "sse", "ndjson", "chunks", NULL};
+  static const int framing_values[] = {SLUICE_FRAMING_AUTO, SLUICE_FRAMING_SSE,
+                                       SLUICE_FRAMING_NDJSON, SLUICE_FRAMING_CHUNKS};
+  sluice_provider_opts_init(o);
+  int kind = (int)o->provider, framing = (int)o->framing;
+  if (sluicep_opt_check_keys(opts, provider_keys, err, "filter provider") ||
+      sluicep_opt_enum(opts, "provider", names, values, &kind, err) ||
+      sluicep_opt_enum(opts, "framing", framings, framing_values, &framing, err) ||
+      sluicep_opt_size(opts, "choice", &o->choice, err) ||
+      sluicep_opt_size(opts, "max_line", &o->max_line, err) ||
+      sluicep_opt_size(opts, "max_event", &o->max_event, err))
+    return -1;
+  o->provider = (sluice_provider_kind)kind;
+  o->framing = (sluice_framing)framing;
+  return 0;
+}
+
+sluice_status sluicep_provider_from_json(sluice_filter **out, json_t *opts,
+                                         const sluice_sink *sink, const sluice_mem *mem,
+                                         sluice_error *err) {
+  sluice_provider_opts o;
+  if (sluicep_provider_opts(opts, &o, err)) return SLUICE_BAD_OPTION;
+  return sluice_provider_new(out, &o, sink, mem, err);
+}
+
+/* ---------------- pipeline ----------------
+ * {"provider": NAME or {provider options}, "filters": [{"filter": NAME,
+ * "options": {...}}, ...], "arguments": true or {json options}, "model":
+ * NAME, "harmony": BOOL} */
+
+static const char *const pipeline_keys[] = {"provider", "filters", "arguments", "model",
+                                            "harmony", NULL};
+static const char *const stage_keys[] = {"filter", "options", NULL};
+
+sluice_status sluicep_pipeline_from_json(sluice_filter **out, json_t *opts,
+                                         const sluice_sink *sink, const sluice_mem *mem,
+                                         sluice_error *err) {
+  sluice_pipeline_opts o;
+  sluice_provider_opts po;
+  sluice_stage stages[SLUICE_PIPELINE_MAX_STAGES];
+  char *texts[SLUICE_PIPELINE_MAX_STAGES + 1] = {NULL};
+  size_t ntexts = 0;
+  sluice_status st = SLUICE_BAD_OPTION;
+  sluice_pipeline_opts_init(&o);
+  int harmony = 0;
+  if (sluicep_opt_check_keys(opts, pipeline_keys, err, "filter pipeline") ||
+      sluicep_opt_string(opts, "model", &o.model, err) ||
+      sluicep_opt_bool(opts, "harmony", &harmony, err))
+    return SLUICE_BAD_OPTION;
+  if (json_object_get(opts, "harmony")) o.harmony = harmony;
+  json_t *pv = json_object_get(opts, "provider");
+  if (json_is_string(pv)) {
+    json_t *wrap = json_pack("{sO}", "provider", pv);
+    if (!wrap) return sluicep_nomem(err, "pipeline");
+    int bad = sluicep_provider_opts(wrap, &po, err);
+    json_decref(wrap);
+    if (bad) return SLUICE_BAD_OPTION;
+  } else if (json_is_object(pv)) {
+    if (sluicep_provider_opts(pv, &po, err)) return SLUICE_BAD_OPTION;
+  } else if (pv) {
+    return sluicep_bad_option(err, "option \"provider\" must be a provider name or an object");
+  } else {
+    sluice_provider_opts_init(&po);
+  }
+  o.provider = &po;
+  json_t *fl = json_object_get(opts, "filters");
+  if (fl) {
+    if (!json_is_array(fl) || json_array_size(fl) > SLUICE_PIPELINE_MAX_STAGES)
+      return sluicep_bad_option(err, "option \"filters\" must be an array of at most %d "
+                                     "{\"filter\", \"options\"} objects",
+                                SLUICE_PIPELINE_MAX_STAGES);
+    for (size_t i = 0; i < json_array_size(fl); i++) {
+      json_t *s = json_array_get(fl, i), *name = json_object_get(s, "filter"),
+             *so = json_object_get(s, "options");
+      char where[48];
+      snprintf(where, sizeof where, "pipeline filter %zu", i);
+      if (!json_is_object(s) || !json_is_string(name) || (so && !json_is_object(so))) {
+        sluicep_bad_option(err, "filters[%zu] must be {\"filter\": NAME, \"options\": {...}}", i);
+        goto done;
+      }
+      if (sluicep_opt_check_keys(s, stage_keys, err, where)) goto done;
+      stages[i].filter = json_string_value(name);
+      stages[i].options = NULL;
+      if (so) {
+        if (!(texts[ntexts] = json_dumps(so, JSON_COMPACT))) {
+          st = sluicep_nomem(err, "pipeline");
+          goto done;
+        }
+        stages[i].options = texts[ntexts++];
+      }
+    }
+    o.stages = stages;
+    o.nstages = json_array_size(fl);
+  }
+  json_t *args = json_object_get(opts, "arguments");
+  if (json_is_true(args)) {
+    o.arguments = "{}";
+  } else if (json_is_object(args)) {
+    if (!(texts[ntexts] = json_dumps(args, JSON_COMPACT))) {
+      st = sluicep_nomem(err, "pipeline");
+      goto done;
+    }
+    o.arguments = texts[ntexts++];
+  } else if (args && !json_is_false(args)) {
+    sluicep_bad_option(err, "option \"arguments\" must be a boolean or the json filter's options");
+    goto done;
+  }
+  st = sluice_pipeline_new(out, &o, sink, mem, err);
+done:
+  {
+    /* json_dumps allocates with jansson's allocator */
+    json_malloc_t jm;
+    json_free_t jf;
+    json_get_alloc_funcs(&jm, &jf);
+    for (size_t i = 0; i < ntexts; i++) jf(texts[i]);
+  }
+  return st;
+}

@@ -12,7 +12,9 @@ static const struct {
 } filters[] = {
     {"think", sluicep_think_from_json},     {"clean", sluicep_clean_from_json},
     {"harmony", sluicep_harmony_from_json}, {"monitor", sluicep_monitor_from_json},
-    {"json", sluicep_json_from_json},
+    {"json", sluicep_json_from_json},       {"sse", sluicep_sse_from_json},
+    {"ndjson", sluicep_ndjson_from_json},   {"chunks", sluicep_chunks_from_json},
+    {"provider", sluicep_provider_from_json}, {"pipeline", sluicep_pipeline_from_json},
 };
 
 sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,

@@ -1,0 +1,98 @@
+/* fuzz_pipeline: whole pipelines (the input's options: provider, filters,
+ * arguments, harmony). Split invariance of the deltas and events; and the
+ * writer over them writes the same bytes for the whole input and a seeded
+ * chunking, in both formats, as valid UTF-8, with the clean end ([DONE],
+ * message_stop) exactly when the stream is complete. */
+#include "fuzz_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct written {
+  char *p;
+  size_t n, cap;
+  int ended, complete;
+  sluice_sink writer;
+} written;
+
+static int put(void *user, const char *p, size_t n) {
+  written *w = user;
+  if (w->n + n > w->cap) {
+    w->cap = (w->n + n) * 2;
+    w->p = realloc(w->p, w->cap);
+    if (!w->p) abort();
+  }
+  memcpy(w->p + w->n, p, n);
+  w->n += n;
+  return 0;
+}
+
+static int tee(void *user, const sluice_event *ev) {
+  written *w = user;
+  if (ev->type == SLUICE_EV_END) {
+    w->ended = 1;
+    w->complete = ev->complete;
+  }
+  return w->writer.event(w->writer.user, ev);
+}
+
+/* The pipeline into a writer, whole (seed 0) or in seeded chunks of 0 to
+ * 15 bytes. The pipeline's status. */
+static sluice_status run(const fuzz_input *in, sluice_write_format fmt, uint32_t seed,
+                         written *w) {
+  sluice_writer_opts wo;
+  sluice_writer_opts_init(&wo);
+  wo.format = fmt;
+  sluice_writer *wr;
+  w->n = 0;
+  w->ended = 0;
+  if (sluice_writer_new(&wr, &wo, put, w, NULL, NULL) != SLUICE_OK) abort();
+  w->writer = sluice_writer_sink(wr);
+  sluice_sink sink = {NULL, tee, w};
+  sluice_filter *f;
+  sluice_status st = sluice_filter_new_json(&f, "pipeline", in->options, in->options_len, &sink,
+                                            NULL, NULL);
+  if (st == SLUICE_OK) {
+    size_t off = 0;
+    uint32_t s = seed | 1;
+    while (off < in->content_len && st == SLUICE_OK) {
+      size_t k = in->content_len - off;
+      if (seed) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        if (s % 16 < k) k = s % 16;
+      }
+      st = sluice_feed(f, in->content + off, k);
+      off += k;
+    }
+    if (st == SLUICE_OK) st = sluice_finish(f);
+  }
+  sluice_free(f);
+  if (sluice_writer_status(wr) != SLUICE_OK) abort();
+  sluice_writer_free(wr);
+  return st;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_input in;
+  if (!fuzz_parse(data, size, &in)) return 0;
+  if (fuzz_check_filter("pipeline", &in, 0) != SLUICE_OK) return 0;
+  static written a, b;
+  for (int fmt = 0; fmt < 2; fmt++) {
+    sluice_write_format wf = fmt ? SLUICE_WRITE_ANTHROPIC_SSE : SLUICE_WRITE_OPENAI_SSE;
+    sluice_status sa = run(&in, wf, 0, &a), sb = run(&in, wf, in.seed | 2, &b);
+    if (sa != SLUICE_OK || sb != SLUICE_OK) fuzz_fail("the pipeline failed once", NULL);
+    if (a.n != b.n || (a.n && memcmp(a.p, b.p, a.n) != 0))
+      fuzz_fail("split invariance broken", "the written stream differs");
+    if (!sluice_utf8_valid(a.p, a.n)) fuzz_fail("the writer wrote invalid UTF-8", NULL);
+    static const char done[] = "data: [DONE]\n\n", stop[] = "{\"type\":\"message_stop\"}\n\n";
+    const char *end = fmt ? stop : done;
+    size_t el = fmt ? sizeof stop - 1 : sizeof done - 1;
+    int clean = a.n >= el && memcmp(a.p + a.n - el, end, el) == 0;
+    if (!a.ended || clean != a.complete)
+      fuzz_fail("the written stream's end", a.complete ? "a complete stream without its clean end"
+                                                       : "a truncated stream written as complete");
+  }
+  return 0;
+}

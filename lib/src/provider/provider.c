@@ -1,0 +1,601 @@
+/*
+ * provider.c: the provider filter: framing, provider detection, and the
+ * one way every adapter reports deltas, tool calls, finish reasons, usage,
+ * errors and the end of the stream (DESIGN.md §2 providers).
+ *
+ * The framing filter (sse, ndjson or chunks) runs inside, feeding its
+ * events to on_frame(); each chunk's JSON goes to the adapter of its
+ * provider, chosen by the option or detected from the first chunk. So the
+ * provider's output is decided at the dispatch of each chunk, a point that
+ * the content fixes, and it is split invariant because the framing is.
+ */
+#include "provider.h"
+
+#include <string.h>
+
+/* ---------------- reporting ---------------- */
+
+static int fail_format(provider *pv, const char *what) {
+  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at, "the chunk at byte %llu: %s",
+               (unsigned long long)pv->chunk_at, what);
+  return 1;
+}
+
+int pv_bad_json(provider *pv, const jr *r) {
+  /* r may read a part of the chunk: its position counts from the chunk */
+  size_t at = (size_t)(r->start - pv->chunk) + r->at;
+  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at,
+               "the chunk at byte %llu is not valid JSON: %s at byte %zu of its data",
+               (unsigned long long)pv->chunk_at, r->why ? r->why : "bad JSON", at);
+  return 1;
+}
+
+int pv_choice_ok(provider *pv, uint64_t choice) {
+  if (choice < PV_MAX_CHOICES) {
+    pv->st.ch[choice].seen = 1;
+    return 1;
+  }
+  fail_format(pv, "a choice index past 63");
+  return 0;
+}
+
+int pv_all_finished(const provider *pv) {
+  int any = 0;
+  for (size_t i = 0; i < PV_MAX_CHOICES; i++) {
+    if (pv->st.ch[i].seen && !pv->st.ch[i].finished) return 0;
+    any |= pv->st.ch[i].seen;
+  }
+  return any;
+}
+
+/* s decoded, pointing into the input or into scratch. */
+static const char *decoded(provider *pv, const jr_str *s, size_t *n) {
+  if (!s->esc) {
+    *n = s->n;
+    return s->p;
+  }
+  pv->scratch.len = 0;
+  if (sluicep_buf_reserve(&pv->scratch, s->n + 1)) {
+    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.at, "out of memory reading a chunk");
+    return NULL;
+  }
+  *n = jr_decode(s, pv->scratch.ptr);
+  return pv->scratch.ptr;
+}
+
+static sluice_channel channel_of(const char *kind) {
+  switch (kind[0]) {
+  case 'r': return kind[2] == 'a' ? SLUICE_THOUGHT : SLUICE_TEXT; /* reasoning, refusal */
+  case 'a': return SLUICE_OTHER;                                   /* arguments */
+  default: return SLUICE_TEXT;
+  }
+}
+
+int sluicep_delta(sluice_filter *f, size_t shown, size_t choice, const char *kind,
+                  const char *p, size_t n, size_t index, sluice_channel ch) {
+  if (n == 0) return 0;
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_DELTA;
+  ev.name = kind;
+  ev.name_len = strlen(kind);
+  ev.data = p;
+  ev.data_len = n;
+  ev.offset = choice;
+  ev.length = index;
+  if (sluicep_event(f, &ev)) return 1;
+  return choice == shown && sluicep_emit(f, ch, p, n);
+}
+
+int pv_delta_bytes(provider *pv, size_t choice, const char *kind, const char *p, size_t n,
+                   size_t index) {
+  return sluicep_delta(&pv->base, pv->choice, choice, kind, p, n, index, channel_of(kind));
+}
+
+int pv_delta(provider *pv, size_t choice, const char *kind, const jr_str *s, size_t index) {
+  size_t n;
+  const char *p = decoded(pv, s, &n);
+  return !p || pv_delta_bytes(pv, choice, kind, p, n, index);
+}
+
+long pv_tool(provider *pv, size_t choice, long index, const jr_str *id, const jr_str *name) {
+  pv_choice *c = &pv->st.ch[choice];
+  if (index < 0) index = c->ntools;
+  if (index >= PV_MAX_TOOLS) {
+    fail_format(pv, "a tool call index past 255");
+    return -1;
+  }
+  c->last_tool = (int)index;
+  if (c->started[index / 8] & (1u << (index % 8))) return index;
+  c->started[index / 8] |= (unsigned char)(1u << (index % 8));
+  if (index >= c->ntools) c->ntools = (uint16_t)(index + 1);
+  /* id and name decoded one after the other: the id is copied first */
+  size_t idn = 0, nn = 0;
+  const char *idp = id ? decoded(pv, id, &idn) : "";
+  if (!idp) return -1;
+  sluicep_buf keep;
+  sluicep_buf_init(&keep, &pv->base.mem);
+  if (idn && sluicep_buf_append(&keep, idp, idn)) {
+    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.at, "out of memory reading a chunk");
+    return -1;
+  }
+  const char *np = name ? decoded(pv, name, &nn) : "";
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_TOOL_CALL;
+  ev.offset = choice;
+  ev.length = (uint64_t)index;
+  ev.id = idn ? keep.ptr : "";
+  ev.id_len = idn;
+  ev.name = np ? np : "";
+  ev.name_len = np ? nn : 0;
+  int rc = !np || sluicep_event(&pv->base, &ev);
+  sluicep_buf_free(&keep);
+  return rc ? -1 : index;
+}
+
+static int finish_event(provider *pv, size_t choice, const char *reason, size_t n) {
+  pv->st.ch[choice].seen = pv->st.ch[choice].finished = 1;
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_FINISH;
+  ev.offset = choice;
+  ev.name = reason;
+  ev.name_len = n;
+  return sluicep_event(&pv->base, &ev);
+}
+
+int pv_finish_lit(provider *pv, size_t choice, const char *reason) {
+  return finish_event(pv, choice, reason, strlen(reason));
+}
+
+int pv_finish(provider *pv, size_t choice, const jr_str *reason) {
+  size_t n;
+  const char *p = decoded(pv, reason, &n);
+  return !p || finish_event(pv, choice, p, n);
+}
+
+int pv_usage_text(provider *pv, const char *json, size_t n) {
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_USAGE;
+  ev.data = json;
+  ev.data_len = n;
+  return sluicep_event(&pv->base, &ev);
+}
+
+/* JSON text p[0..n) (valid) without its insignificant whitespace, in
+ * scratch; NULL when out of memory. */
+static const char *compacted(provider *pv, const char *p, size_t n, size_t *out) {
+  pv->scratch.len = 0;
+  if (sluicep_buf_reserve(&pv->scratch, n + 1)) {
+    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.at, "out of memory reading a chunk");
+    return NULL;
+  }
+  *out = jr_compact(p, n, pv->scratch.ptr);
+  return pv->scratch.ptr;
+}
+
+int pv_usage(provider *pv, jr *r) {
+  const char *p;
+  size_t n;
+  if (jr_peek(r) != JR_OBJECT) return !jr_skip(r) && pv_bad_json(pv, r);
+  if (!jr_raw(r, &p, &n)) return pv_bad_json(pv, r);
+  const char *c = compacted(pv, p, n, &n);
+  return !c || pv_usage_text(pv, c, n);
+}
+
+int pv_arguments_json(provider *pv, size_t choice, const pv_span *value, size_t index) {
+  size_t n;
+  const char *c = compacted(pv, value->p, value->n, &n);
+  return !c || pv_delta_bytes(pv, choice, "arguments", c, n, index);
+}
+
+int pv_error_strs(provider *pv, const jr_str *code, const jr_str *message) {
+  pv->st.error = 1;
+  /* Decoded into one buffer, code first (neither is long). */
+  size_t cn = code ? code->n : 0, mn = message ? message->n : 0;
+  pv->scratch.len = 0;
+  if (sluicep_buf_reserve(&pv->scratch, cn + mn + 1)) {
+    sluicep_fail(&pv->base, SLUICE_NOMEM, pv->base.at, "out of memory reading a chunk");
+    return 1;
+  }
+  char *b = pv->scratch.ptr;
+  size_t cl = code ? jr_decode(code, b) : 0, ml = message ? jr_decode(message, b + cl) : 0;
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_ERROR;
+  ev.name = b;
+  ev.name_len = cl;
+  ev.data = b + cl;
+  ev.data_len = ml;
+  return sluicep_event(&pv->base, &ev);
+}
+
+int pv_error(provider *pv, jr *r) {
+  jr_str msg = {"", 0, 0}, code = {"", 0, 0};
+  int t = jr_peek(r);
+  if (t == JR_STRING) {
+    jr_string(r, &msg);
+  } else if (t == JR_OBJECT) {
+    /* the code: "code" when a string, else "type", else "status" */
+    int have_code = 0, have_type = 0, have_status = 0;
+    jr_str type = code, status = code, k;
+    const char *num = NULL;
+    size_t numn = 0, count = 0;
+    jr_enter_object(r);
+    while (jr_member(r, &count, &k)) {
+      if (jr_is(&k, "message") && jr_peek(r) == JR_STRING) jr_string(r, &msg);
+      else if (jr_is(&k, "code") && jr_peek(r) == JR_STRING) have_code = jr_string(r, &code);
+      else if (jr_is(&k, "code") && jr_peek(r) == JR_NUMBER) jr_raw(r, &num, &numn);
+      else if (jr_is(&k, "type") && jr_peek(r) == JR_STRING) have_type = jr_string(r, &type);
+      else if (jr_is(&k, "status") && jr_peek(r) == JR_STRING)
+        have_status = jr_string(r, &status);
+      else if (!jr_skip(r)) break;
+    }
+    if (!have_code) {
+      if (have_type) code = type;
+      else if (have_status) code = status;
+      else if (num) code = (jr_str){num, numn, 0};
+    }
+  } else if (t == JR_NULL || t == JR_FALSE) {
+    return !jr_skip(r) && pv_bad_json(pv, r);
+  } else if (!jr_skip(r)) {
+    return pv_bad_json(pv, r);
+  }
+  if (r->why) return pv_bad_json(pv, r);
+  return pv_error_strs(pv, &code, &msg);
+}
+
+int pv_error_span(provider *pv, const pv_span *s) {
+  jr r;
+  pv_span_reader(s, &r);
+  return pv_error(pv, &r);
+}
+
+int pv_slot(provider *pv, const pv_span *s, uint64_t *i, const char *what) {
+  if (!pv_span_uint(s, i)) *i = 0;
+  if (*i < PV_MAX_SLOTS) return 1;
+  sluicep_fail(&pv->base, SLUICE_PROVIDER_FORMAT, pv->chunk_at,
+               "the chunk at byte %llu: %s past 255", (unsigned long long)pv->chunk_at, what);
+  return 0;
+}
+
+/* ---------------- member spans ---------------- */
+
+int pv_members(jr *r, const char *const *keys, pv_span *out) {
+  size_t nk = 0, count = 0;
+  while (keys[nk]) out[nk++].p = NULL;
+  if (!jr_enter_object(r)) return -1;
+  jr_str k;
+  while (jr_member(r, &count, &k)) {
+    size_t i = 0;
+    while (i < nk && !jr_is(&k, keys[i])) i++;
+    if (i < nk) {
+      if (!jr_raw(r, &out[i].p, &out[i].n)) return -1;
+    } else if (!jr_skip(r)) {
+      return -1;
+    }
+  }
+  return r->why ? -1 : 0;
+}
+
+void pv_span_reader(const pv_span *s, jr *r) { jr_init(r, s->p, s->p ? s->n : 0); }
+
+int pv_span_str(const pv_span *s, jr_str *out) {
+  if (!s->p || s->p[0] != '"') return 0;
+  jr r;
+  pv_span_reader(s, &r);
+  return jr_string(&r, out);
+}
+
+int pv_span_uint(const pv_span *s, uint64_t *v) {
+  if (!s->p) return 0;
+  jr r;
+  pv_span_reader(s, &r);
+  return jr_uint(&r, v);
+}
+
+int pv_span_true(const pv_span *s) { return s->p && s->n == 4 && memcmp(s->p, "true", 4) == 0; }
+
+/* ---------------- detection ---------------- */
+
+static const char *const anthropic_types[] = {"message_start", "message_delta", "message_stop",
+                                              "content_block_start", "content_block_delta",
+                                              "content_block_stop", "ping", NULL};
+static const char *const cohere_types[] = {"message-start", "message-end", "content-start",
+                                           "content-delta", "content-end", "tool-plan-delta",
+                                           "tool-call-start", "tool-call-delta", "tool-call-end",
+                                           "citation-start", "citation-end", NULL};
+
+static int one_of(const jr_str *s, const char *const *list) {
+  for (size_t i = 0; list[i]; i++)
+    if (jr_is(s, list[i])) return 1;
+  return 0;
+}
+
+/* The provider of a chunk from its members, in a fixed order of evidence;
+ * SLUICE_PROVIDER_AUTO when it shows none (-1: bad JSON). */
+static int detect(const char *p, size_t n) {
+  static const char *const keys[] = {"type", "object", "choices", "candidates", "usageMetadata",
+                                     "promptFeedback", "done", "content", "stop", "error",
+                                     NULL};
+  enum { TYPE, OBJECT, CHOICES, CANDIDATES, USAGEMETA, FEEDBACK, DONE, CONTENT, STOP, ERROR };
+  pv_span m[10];
+  jr r;
+  jr_init(&r, p, n);
+  if (pv_members(&r, keys, m)) return -1;
+  jr_str s;
+  if (pv_span_str(&m[TYPE], &s)) {
+    if (one_of(&s, anthropic_types)) return SLUICE_PROVIDER_ANTHROPIC;
+    if (one_of(&s, cohere_types)) return SLUICE_PROVIDER_COHERE;
+    if (s.n > 9 && memcmp(s.p, "response.", 9) == 0) return SLUICE_PROVIDER_RESPONSES;
+    if (jr_is(&s, "error"))
+      return m[ERROR].p ? SLUICE_PROVIDER_ANTHROPIC : SLUICE_PROVIDER_RESPONSES;
+  }
+  if (pv_span_str(&m[OBJECT], &s)) {
+    if (jr_is(&s, "chat.completion.chunk")) return SLUICE_PROVIDER_OPENAI;
+    if (jr_is(&s, "text_completion")) return SLUICE_PROVIDER_COMPLETIONS;
+  }
+  if (m[CHOICES].p && m[CHOICES].p[0] == '[') {
+    /* the first choice: a delta (chat) or a text (completions) */
+    jr c;
+    size_t count = 0, mc = 0;
+    pv_span_reader(&m[CHOICES], &c);
+    jr_enter_array(&c);
+    if (jr_element(&c, &count) && jr_enter_object(&c)) {
+      jr_str k;
+      while (jr_member(&c, &mc, &k)) {
+        if (jr_is(&k, "text")) return SLUICE_PROVIDER_COMPLETIONS;
+        if (jr_is(&k, "delta")) return SLUICE_PROVIDER_OPENAI;
+        jr_skip(&c);
+      }
+    }
+    return SLUICE_PROVIDER_OPENAI; /* choices: [] (a usage chunk) */
+  }
+  if (m[CANDIDATES].p || m[USAGEMETA].p || m[FEEDBACK].p) return SLUICE_PROVIDER_GEMINI;
+  if (m[DONE].p && (m[DONE].p[0] == 't' || m[DONE].p[0] == 'f')) return SLUICE_PROVIDER_OLLAMA;
+  if (m[CONTENT].p && m[STOP].p && (m[STOP].p[0] == 't' || m[STOP].p[0] == 'f'))
+    return SLUICE_PROVIDER_LLAMACPP;
+  return SLUICE_PROVIDER_AUTO;
+}
+
+static const pv_adapter *adapter_of(int kind) {
+  static const pv_adapter *const all[] = {&pv_openai, &pv_completions, &pv_responses,
+                                          &pv_anthropic, &pv_ollama, &pv_gemini, &pv_cohere,
+                                          &pv_llamacpp};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if ((int)all[i]->kind == kind) return all[i];
+  return NULL;
+}
+
+/* An error chunk that shows no provider ({"error": ...} before anything
+ * else): reported, and detection goes on with the next chunk. */
+static int generic_error(provider *pv, const char *p, size_t n) {
+  static const char *const keys[] = {"error", NULL};
+  pv_span m[1];
+  jr r;
+  jr_init(&r, p, n);
+  if (pv_members(&r, keys, m)) return pv_bad_json(pv, &r);
+  if (!m[0].p) return fail_format(pv, "no provider sends this chunk (choose one with the "
+                                      "provider option)");
+  pv_span_reader(&m[0], &r);
+  return pv_error(pv, &r);
+}
+
+/* ---------------- chunks ---------------- */
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* One chunk's data (an SSE event's data or a JSON line). `complete` is 0
+ * for the chunks framing's last line without its LF: if it cannot be
+ * read, it is the cut-off end of a truncated recording, not an error. */
+static int on_chunk(provider *pv, const char *p, size_t n, uint64_t at, int complete) {
+  pv->chunk_at = at;
+  pv->chunk = p;
+  size_t a = 0, b = n;
+  while (a < b && is_space(p[a])) a++;
+  while (b > a && is_space(p[b - 1])) b--;
+  if (a == b) return 0; /* no data */
+  if (p[a] != '{') {
+    if (b - a == 6 && memcmp(p + a, "[DONE]", 6) == 0) {
+      pv->st.done = 1;
+      return 0;
+    }
+    if (!complete) return sluicep_emit(&pv->base, SLUICE_DROPPED, p, n);
+    return fail_format(pv, "not a JSON object");
+  }
+  if (!complete) {
+    /* validated before anything of it is reported */
+    jr v;
+    jr_init(&v, p, n);
+    if (!jr_skip(&v) || !jr_end(&v)) return sluicep_emit(&pv->base, SLUICE_DROPPED, p, n);
+  }
+  if (!pv->ad) {
+    int k = detect(p, n);
+    if (k < 0) {
+      jr r;
+      jr_init(&r, p, n);
+      jr_skip(&r);
+      return pv_bad_json(pv, &r);
+    }
+    if (k == SLUICE_PROVIDER_AUTO) return generic_error(pv, p, n);
+    pv->ad = adapter_of(k);
+  }
+  if (pv->st.done && (pv->ad == &pv_openai || pv->ad == &pv_completions))
+    return 0; /* a client stops reading at [DONE] */
+  jr r;
+  jr_init(&r, p, n);
+  pv->st.any = 1;
+  if (pv->ad->chunk(pv, &r)) return 1;
+  if (!jr_end(&r)) return pv_bad_json(pv, &r);
+  return 0;
+}
+
+/* The framing's sink. */
+static int on_frame_event(void *user, const sluice_event *ev) {
+  provider *pv = user;
+  if (ev->type == SLUICE_EV_SSE) return on_chunk(pv, ev->data, ev->data_len, ev->offset, 1);
+  if (ev->type == SLUICE_EV_RECORD)
+    return on_chunk(pv, ev->data, ev->data_len, ev->offset, ev->complete);
+  return 0; /* retry */
+}
+
+static int on_frame_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  provider *pv = user;
+  return sluicep_emit(&pv->base, ch, p, n);
+}
+
+/* ---------------- the filter ---------------- */
+
+/* The framing, once known. Non-zero on failure. */
+static int open_framing(provider *pv, sluice_framing kind) {
+  sluice_sink sink = {on_frame_emit, on_frame_event, pv};
+  sluice_error err;
+  sluice_status st;
+  pv->framing_kind = kind;
+  if (kind == SLUICE_FRAMING_SSE) {
+    sluice_sse_opts o;
+    sluice_sse_opts_init(&o);
+    o.max_line = pv->max_line;
+    o.max_event = pv->max_event;
+    st = sluice_sse_new(&pv->framing, &o, &sink, &pv->base.mem, &err);
+  } else {
+    sluice_lines_opts o;
+    sluice_lines_opts_init(&o);
+    o.max_line = pv->max_line;
+    st = kind == SLUICE_FRAMING_NDJSON
+             ? sluice_ndjson_new(&pv->framing, &o, &sink, &pv->base.mem, &err)
+             : sluice_chunks_new(&pv->framing, &o, &sink, &pv->base.mem, &err);
+  }
+  if (st != SLUICE_OK) sluicep_fail(&pv->base, st, pv->base.at, "%s", err.message);
+  return st != SLUICE_OK;
+}
+
+/* The framing's sticky error becomes the provider's (offsets are the same
+ * stream's). */
+static sluice_status framing_status(provider *pv, sluice_status st) {
+  if (st != SLUICE_OK && pv->base.err.status == SLUICE_OK) {
+    const sluice_error *e = sluice_get_error(pv->framing);
+    sluicep_fail(&pv->base, e->status, e->offset, "%s", e->message);
+  }
+  return pv->base.err.status;
+}
+
+#define HEAD_MAX 4096 /* leading whitespace looked at to tell the framing */
+
+static sluice_status provider_feed(sluice_filter *f, const char *p, size_t n) {
+  provider *pv = (provider *)f;
+  if (!pv->framing) {
+    /* auto: JSON lines when the first byte that is not whitespace is '{' */
+    size_t i = 0;
+    while (i < n && is_space(p[i]) && pv->head.len + i < HEAD_MAX) i++;
+    if (i == n) {
+      if (sluicep_buf_append(&pv->head, p, n))
+        return sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory");
+      return SLUICE_OK;
+    }
+    int json = pv->head.len + i < HEAD_MAX && p[i] == '{';
+    if (open_framing(pv, json ? SLUICE_FRAMING_CHUNKS : SLUICE_FRAMING_SSE)) return f->err.status;
+    if (pv->head.len) {
+      sluice_status st = sluice_feed(pv->framing, pv->head.ptr, pv->head.len);
+      sluicep_buf_free(&pv->head);
+      if (framing_status(pv, st) != SLUICE_OK) return f->err.status;
+    }
+  }
+  return framing_status(pv, sluice_feed(pv->framing, p, n));
+}
+
+static int end_event(provider *pv) {
+  int complete;
+  if (pv->ad) complete = pv->ad->complete(pv);
+  else complete = pv->st.done; /* "[DONE]" alone: an empty OpenAI stream */
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_END;
+  ev.complete = complete;
+  return sluicep_event(&pv->base, &ev);
+}
+
+static sluice_status provider_finish(sluice_filter *f) {
+  provider *pv = (provider *)f;
+  if (!pv->framing) {
+    /* nothing but whitespace: SSE, whose blank lines dispatch nothing */
+    if (open_framing(pv, pv->framing_kind ? pv->framing_kind : SLUICE_FRAMING_SSE))
+      return f->err.status;
+    sluice_status st = sluice_feed(pv->framing, pv->head.ptr, pv->head.len);
+    if (framing_status(pv, st) != SLUICE_OK) return f->err.status;
+  }
+  if (framing_status(pv, sluice_finish(pv->framing)) != SLUICE_OK) return f->err.status;
+  end_event(pv);
+  return f->err.status;
+}
+
+static void provider_destroy(sluice_filter *f) {
+  provider *pv = (provider *)f;
+  sluice_free(pv->framing);
+  sluicep_buf_free(&pv->head);
+  sluicep_buf_free(&pv->scratch);
+}
+
+static const sluicep_vtable provider_vt = {"provider", provider_feed, provider_finish,
+                                           provider_destroy};
+
+static const char *const provider_names[SLUICE_PROVIDER_COUNT] = {
+    "auto", "openai", "completions", "responses", "anthropic", "ollama", "gemini", "cohere",
+    "llamacpp"};
+
+const char *sluice_provider_name(sluice_provider_kind k) {
+  return (unsigned)k < SLUICE_PROVIDER_COUNT ? provider_names[k] : "unknown";
+}
+
+sluice_provider_kind sluice_provider_detected(const sluice_filter *f) {
+  if (f && f->vt != &provider_vt) f = sluicep_pipeline_provider(f);
+  if (!f || f->vt != &provider_vt) return SLUICE_PROVIDER_AUTO;
+  const provider *pv = (const provider *)f;
+  return pv->ad ? pv->ad->kind : SLUICE_PROVIDER_AUTO;
+}
+
+void sluice_provider_opts_init_size(sluice_provider_opts *o, size_t size) {
+  sluice_provider_opts d;
+  memset(&d, 0, sizeof d);
+  d.max_line = SLUICE_FRAME_DEFAULT_MAX;
+  d.max_event = SLUICE_FRAME_DEFAULT_MAX;
+  sluicep_opts_init(o, size, &d, sizeof d);
+}
+
+sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opts *opts,
+                                  const sluice_sink *sink, const sluice_mem *mem,
+                                  sluice_error *err) {
+  *out = NULL;
+  sluice_provider_opts o;
+  sluice_provider_opts_init(&o);
+  sluice_status st =
+      opts ? sluicep_opts_take(&o, sizeof o, opts, "sluice_provider_opts", err) : SLUICE_OK;
+  if (st != SLUICE_OK) return st;
+  if ((unsigned)o.provider >= SLUICE_PROVIDER_COUNT)
+    return sluicep_bad_option(err, "provider: no such provider (%d)", (int)o.provider);
+  if ((unsigned)o.framing > SLUICE_FRAMING_CHUNKS)
+    return sluicep_bad_option(err, "framing must be auto, sse, ndjson or chunks");
+  if (o.choice >= PV_MAX_CHOICES) return sluicep_bad_option(err, "choice must be 0 to 63");
+  sluice_filter *f;
+  st = sluicep_filter_alloc(&f, sizeof(provider), &provider_vt, sink, mem, err);
+  if (st != SLUICE_OK) return st;
+  provider *pv = (provider *)f;
+  sluicep_buf_init(&pv->head, &f->mem);
+  sluicep_buf_init(&pv->scratch, &f->mem);
+  pv->forced = o.provider;
+  pv->ad = adapter_of(o.provider);
+  pv->choice = o.choice;
+  pv->max_line = o.max_line;
+  pv->max_event = o.max_event;
+  pv->framing_kind = o.framing;
+  if (o.framing != SLUICE_FRAMING_AUTO && open_framing(pv, o.framing)) {
+    st = f->err.status;
+    if (err) *err = f->err;
+    sluice_free(f);
+    return st;
+  }
+  *out = f;
+  return SLUICE_OK;
+}

@@ -1,0 +1,328 @@
+/*
+ * test_stream.c: the stream codec below the golden suites: the writer's
+ * exact output (OpenAI chunks and Anthropic events, UTF-8 never cut, no
+ * clean end for a truncated stream), the framings, provider and pipeline
+ * under failure injection at every allocation while feeding, and the
+ * provider's JSON reader against jansson on hostile texts.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capread.h"
+#include "jread_check.h"
+#include "rng.h"
+#include "util.h"
+#include "testutil.h"
+
+/* ---------------- the writer ---------------- */
+
+typedef struct wout {
+  char buf[8192];
+  size_t n;
+  int events; /* write calls: one per SSE event */
+} wout;
+
+static int collect(void *user, const char *p, size_t n) {
+  wout *o = user;
+  if (o->n + n >= sizeof o->buf) return 1;
+  memcpy(o->buf + o->n, p, n);
+  o->n += n;
+  o->buf[o->n] = '\0';
+  o->events++;
+  return 0;
+}
+
+/* A provider stream through a provider filter into a writer. */
+static void write_stream(sluice_write_format fmt, const char *stream, wout *o) {
+  memset(o, 0, sizeof *o);
+  sluice_writer_opts wo;
+  sluice_writer_opts_init(&wo);
+  wo.format = fmt;
+  sluice_writer *w;
+  CHECK(sluice_writer_new(&w, &wo, collect, o, NULL, NULL) == SLUICE_OK);
+  sluice_sink sink = sluice_writer_sink(w);
+  sluice_filter *f;
+  CHECK(sluice_provider_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_once(f, stream, strlen(stream)) == SLUICE_OK);
+  CHECK(sluice_writer_status(w) == SLUICE_OK);
+  sluice_free(f);
+  sluice_writer_free(w);
+}
+
+static void test_writer_openai(void) {
+  wout o;
+  write_stream(SLUICE_WRITE_OPENAI_SSE,
+               "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+               "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+               "\"thinking_delta\",\"thinking\":\"hm\"}}\n\n"
+               "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":"
+               "\"text_delta\",\"text\":\"a\\\"b\\n\"}}\n\n"
+               "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+               "data: {\"type\":\"message_stop\"}\n\n",
+               &o);
+  static const char want[] =
+      "data: {\"id\":\"chatcmpl-sluice\",\"object\":\"chat.completion.chunk\",\"created\":0,"
+      "\"model\":\"sluice\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+      "\"reasoning_content\":\"hm\"},\"finish_reason\":null}]}\n\n"
+      "data: {\"id\":\"chatcmpl-sluice\",\"object\":\"chat.completion.chunk\",\"created\":0,"
+      "\"model\":\"sluice\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\\"b\\n\"},"
+      "\"finish_reason\":null}]}\n\n"
+      "data: {\"id\":\"chatcmpl-sluice\",\"object\":\"chat.completion.chunk\",\"created\":0,"
+      "\"model\":\"sluice\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
+      "\n\ndata: [DONE]\n\n";
+  CHECKF(strcmp(o.buf, want) == 0, "openai writer wrote:\n%s", o.buf);
+}
+
+static void test_writer_anthropic(void) {
+  wout o;
+  write_stream(SLUICE_WRITE_ANTHROPIC_SSE,
+               "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"r\"}}]}\n\n"
+               "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\n"
+               "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
+               "\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n"
+               "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
+               "\n\ndata: [DONE]\n\n",
+               &o);
+  static const char *const order[] = {
+      "event: message_start", "\"type\":\"thinking\"", "\"thinking_delta\",\"thinking\":\"r\"",
+      "content_block_stop\",\"index\":0", "\"index\":1,\"content_block\":{\"type\":\"text\"",
+      "\"text_delta\",\"text\":\"t\"", "content_block_stop\",\"index\":1",
+      "\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"c\",\"name\":\"f\"",
+      "\"input_json_delta\",\"partial_json\":\"{}\"", "content_block_stop\",\"index\":2",
+      "\"stop_reason\":\"tool_use\"", "event: message_stop"};
+  const char *at = o.buf;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    const char *next = strstr(at, order[i]);
+    CHECKF(next != NULL, "anthropic writer: \"%s\" missing or out of order in:\n%s", order[i],
+           o.buf);
+    if (next) at = next;
+  }
+}
+
+static void test_writer_truncated(void) {
+  wout o;
+  write_stream(SLUICE_WRITE_OPENAI_SSE, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n",
+               &o);
+  CHECKF(strstr(o.buf, "[DONE]") == NULL && strstr(o.buf, "\"stream_truncated\"") != NULL,
+         "a truncated stream: %s", o.buf);
+  write_stream(SLUICE_WRITE_ANTHROPIC_SSE,
+               "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+               "\"text_delta\",\"text\":\"x\"}}\n\n",
+               &o);
+  CHECKF(strstr(o.buf, "message_stop") == NULL && strstr(o.buf, "stream_truncated") != NULL,
+         "a truncated stream: %s", o.buf);
+}
+
+/* Deltas that cut a character (a filter may release half of one): no
+ * written event holds a partial character, and the text comes out whole. */
+static void test_writer_utf8(void) {
+  wout o;
+  memset(&o, 0, sizeof o);
+  sluice_writer *w;
+  CHECK(sluice_writer_new(&w, NULL, collect, &o, NULL, NULL) == SLUICE_OK);
+  sluice_sink sink = sluice_writer_sink(w);
+  static const char *const pieces[] = {"caf\xc3", "\xa9 \xf0\x9f", "\x98", "\x80!", "\xff",
+                                       "end\xe2\x82"};
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+    sluice_event ev = {SLUICE_EV_DELTA, "text", 4, pieces[i], strlen(pieces[i]), NULL, 0, 0, 0, 0};
+    CHECK(sink.event(sink.user, &ev) == 0);
+  }
+  sluice_event end = {SLUICE_EV_END, NULL, 0, NULL, 0, NULL, 0, 0, 0, 1};
+  CHECK(sink.event(sink.user, &end) == 0);
+  CHECKF(sluice_utf8_valid(o.buf, o.n), "invalid UTF-8 written: %s", o.buf);
+  /* every event is whole: the text joined, invalid bytes as U+FFFD */
+  tbuf text = {0};
+  for (const char *p = o.buf; (p = strstr(p, "\"content\":\"")); p++) {
+    p += 11;
+    const char *q = strchr(p, '"');
+    tbuf_xadd(&text, p, (size_t)(q - p));
+  }
+  CHECKF(text.p && strcmp(text.p,
+                          "caf\xc3\xa9 \xf0\x9f\x98\x80!\xef\xbf\xbd"
+                          "end\xef\xbf\xbd") == 0,
+         "joined text: %s", text.p ? text.p : "(none)");
+  tbuf_free(&text);
+  sluice_writer_free(w);
+}
+
+/* ---------------- failure injection while feeding ---------------- */
+
+static const char stream_openai[] =
+    ": keep-alive\n\n"
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"<think>plan\"}}]}\n\n"
+    "data: {\"choices\":[{\"index\":1,\"delta\":{\"reasoning_content\":\"r\\u00e9\"}}]}\n\n"
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"</think>Hi \\\"there\\\"\","
+    "\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":"
+    "\"{'a': 1,\"}}]}}]}\n\n"
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
+    "\"usage\":{\"total_tokens\":3}}\n\ndata: [DONE]\n\n";
+
+/* A filter built by name, fed in 7-byte chunks with the Nth allocation of
+ * its allocator failing, for every N: SLUICE_OK or SLUICE_NOMEM, nothing
+ * leaked. */
+static void inject_by_name(const char *filter, const char *options, const char *input) {
+  long n;
+  int completed = 0;
+  for (n = 0; n < 20000 && !completed; n++) {
+    test_faulty fm;
+    sluice_mem mem = test_faulty_mem(&fm, n);
+    sluice_output *out;
+    sluice_mem plain = test_faulty_mem(&(test_faulty){0}, -1);
+    CHECK(sluice_output_new(&out, &plain) == SLUICE_OK);
+    sluice_sink sink = sluice_output_sink(out);
+    sluice_filter *f = NULL;
+    sluice_status st =
+        sluice_filter_new_json(&f, filter, options, strlen(options), &sink, &mem, NULL);
+    size_t len = strlen(input);
+    for (size_t i = 0; st == SLUICE_OK && i < len; i += 7)
+      st = sluice_feed(f, input + i, len - i < 7 ? len - i : 7);
+    if (st == SLUICE_OK) st = sluice_finish(f);
+    CHECKF(st == SLUICE_OK || st == SLUICE_NOMEM, "%s: allocation %ld: %s", filter, n,
+           sluice_status_name(st));
+    CHECKF(fm.failed == (st != SLUICE_OK), "%s: allocation %ld: failure %s, status %s", filter, n,
+           fm.failed ? "injected" : "not injected", sluice_status_name(st));
+    sluice_free(f);
+    sluice_output_free(out);
+    CHECKF(fm.live == 0, "%s: allocation %ld: %ld blocks leaked", filter, n, fm.live);
+    completed = !fm.failed;
+  }
+  CHECKF(completed && n > 3, "%s: %ld runs", filter, n);
+}
+
+static void test_feeding_faults(void) {
+  inject_by_name("sse", "{}", stream_openai);
+  inject_by_name("chunks", "{}",
+                 "{\"a\":\"a line longer than the line buffer's first allocation of sixty-four "
+                 "bytes\"}\n\n{\"b\":2}");
+  inject_by_name("provider", "{}", stream_openai);
+  inject_by_name("pipeline",
+                 "{\"filters\":[{\"filter\":\"think\"},{\"filter\":\"monitor\"}],\"arguments\":{}}",
+                 stream_openai);
+  /* the writer's own allocations */
+  long n;
+  int completed = 0;
+  for (n = 0; n < 1000 && !completed; n++) {
+    test_faulty fm;
+    sluice_mem mem = test_faulty_mem(&fm, n);
+    wout o;
+    memset(&o, 0, sizeof o);
+    sluice_writer *w = NULL;
+    sluice_status st = sluice_writer_new(&w, NULL, collect, &o, &mem, NULL);
+    if (st == SLUICE_OK) {
+      sluice_sink sink = sluice_writer_sink(w);
+      sluice_filter *f;
+      CHECK(sluice_provider_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
+      st = sluice_once(f, stream_openai, strlen(stream_openai));
+      if (st == SLUICE_CALLBACK) st = sluice_writer_status(w);
+      sluice_free(f);
+    }
+    CHECKF(st == SLUICE_OK || st == SLUICE_NOMEM, "writer: allocation %ld: %s", n,
+           sluice_status_name(st));
+    sluice_writer_free(w);
+    CHECKF(fm.live == 0, "writer: allocation %ld: %ld blocks leaked", n, fm.live);
+    completed = !fm.failed;
+  }
+  CHECK(completed && n > 2);
+}
+
+/* ---------------- the JSON reader against jansson ---------------- */
+
+static void test_reader(void) {
+  static const char *const texts[] = {
+      "{}", "[]", "{\"a\":[1,2,{\"b\":null}],\"c\":\"\\u00e9\\ud83d\\ude00\"}", "  {\"a\" : 1 }  ",
+      "{\"a\":1,}", "[1,]", "{\"a\" 1}", "{a:1}", "\"\\ud800\"", "\"\\udc00x\"", "\"a\\x\"",
+      "\"\\u12g4\"", "-", "01", "1.", "1e", "-0", "1E+2", "tru", "nul", "\"\x01\"", "\"\xc3\"",
+      "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe0\x80\x80\"", "{\"a\":1}x", "[1 2]", "",
+      "\"\\u0000\"", "123456789012345678901234567890", "[[[[[]]]]]", "{\"a\":{\"b\":{}}}",
+      "\"\xef\xbb\xbf\"", "\xef\xbb\xbf{}", "[\"a\",\"b\",]", "{\"\":\"\"}", "[true,false,null]"};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    size_t n = strlen(texts[i]);
+    CHECKF(jr_agrees_with_jansson(texts[i], n), "reader and jansson part on %s", texts[i]);
+  }
+  /* Random mutations of a chunk: the same verdict as jansson's. */
+  static const char base[] =
+      "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\\"\\n\\u00e9\"},\"x\":[1.5e3,-0,"
+      "true,null]}],\"usage\":{\"n\":1}}";
+  static const char alphabet[] = "{}[]\":,\\u0123456789.eE+-tfnrl \x80\xc3\xa9";
+  sluice_rng rng = sluice_rng_seed(11);
+  for (int t = 0; t < 20000; t++) {
+    char buf[sizeof base + 8];
+    size_t n = sizeof base - 1;
+    memcpy(buf, base, n);
+    int edits = 1 + (int)sluice_rng_below(&rng, 3);
+    for (int e = 0; e < edits; e++) {
+      size_t at = (size_t)sluice_rng_below(&rng, n);
+      char c = alphabet[sluice_rng_below(&rng, sizeof alphabet - 1)];
+      if (sluice_rng_below(&rng, 2) && n + 1 < sizeof buf) {
+        memmove(buf + at + 1, buf + at, n - at);
+        n++;
+      }
+      buf[at] = c;
+    }
+    if (!jr_agrees_with_jansson(buf, n)) {
+      CHECKF(0, "reader and jansson part on a mutation: %.*s", (int)n, buf);
+      break;
+    }
+  }
+  /* Deep nesting is refused, never recursed into. */
+  size_t deep = 100000;
+  char *d = malloc(2 * deep);
+  memset(d, '[', deep);
+  memset(d + deep, ']', deep);
+  CHECK(!jr_accepts(d, 2 * deep));
+  free(d);
+}
+
+/* ---------------- the capture reader ---------------- */
+
+/* The recorded chunks of a body written to a file: one per SSE event (any
+ * blank line), or per JSON line; and a cutter's chunks join to the body. */
+static void recorded_chunks(const char *body, const char *const *want, size_t nwant) {
+  char path[] = "/tmp/sluice-test-capread-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && write_all(fd, body, strlen(body)) == 0);
+  close(fd);
+  capread c;
+  CHECK(capread_open(&c, path, 1 << 20) == 0);
+  const char *p;
+  size_t n, k = 0;
+  int r;
+  while ((r = capread_next(&c, &p, &n)) > 0) {
+    CHECKF(k < nwant && n == strlen(want[k]) && memcmp(p, want[k], n) == 0,
+           "recorded chunk %zu: %.*s", k, (int)n, p);
+    k++;
+  }
+  CHECK(r == 0 && k == nwant);
+  /* random sizes, empty chunks among them, join to the body */
+  cutter cut;
+  cutter_init(&cut, CUT_RANDOM, 5, 3);
+  CHECK(capread_rewind(&c) == 0);
+  capread_cut_cutter(&c, &cut);
+  tbuf all = {0};
+  while ((r = capread_next(&c, &p, &n)) > 0) tbuf_xadd(&all, p, n);
+  CHECK(r == 0 && all.n == strlen(body) && memcmp(all.p, body, all.n) == 0);
+  tbuf_free(&all);
+  capread_close(&c);
+  unlink(path);
+}
+
+static void test_capread(void) {
+  static const char *const sse[] = {": hi\n\n", "data: a\n\n", "event: x\r\ndata: b\r\n\r\n",
+                                    "data: c\r\r", "data: d"};
+  recorded_chunks(": hi\n\ndata: a\n\nevent: x\r\ndata: b\r\n\r\ndata: c\r\rdata: d", sse, 5);
+  static const char *const lines[] = {"\n{\"a\":1}\n", "{\"b\":\"\r\"}\n", "{}"};
+  recorded_chunks("\n{\"a\":1}\n{\"b\":\"\r\"}\n{}", lines, 3);
+}
+
+int main(void) {
+  test_writer_openai();
+  test_writer_anthropic();
+  test_writer_truncated();
+  test_writer_utf8();
+  test_feeding_faults();
+  test_reader();
+  test_capread();
+  return test_report("test_stream");
+}
