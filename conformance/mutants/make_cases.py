@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Writes the golden cases that pin the classes of bugs the mutants stand for:
+conformance/suites/<filter>/mutation-classes.json.
+
+Every expected answer here is stated by hand from DESIGN.md (the comment or
+the source of each case says why), then checked against the reference
+through `sluice proto` before a file is written: a case the reference
+disagrees with stops the script, so neither side is taken on trust.
+
+    python3 conformance/mutants/make_cases.py --sluice build/sluice [--check]
+
+With --check the files are compared with what would be written, not written.
+Each case's source names its class ("mutation class <name>: ..."), the name
+the mutant table of the README uses.
+"""
+import argparse
+import base64
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SUITES = os.path.join(HERE, "..", "suites")
+
+KELVIN, LONG_S, DOTLESS_I, DOTTED_I = "\u212a", "\u017f", "\u0131", "\u0130"
+
+
+def ev_thought(tag, text, complete=True):
+    return {"type": "thought", "tag": tag, "text": text, "complete": complete}
+
+
+def case(cid, inp, expect, source, options=None, chunks=None, note=None):
+    c = {"id": cid}
+    if options is not None:
+        c["options"] = options
+    c["input"] = inp
+    if chunks is not None:
+        c["chunks"] = chunks
+    c["expect"] = expect
+    c["source"] = "mutation class " + source
+    if note:
+        c["note"] = note
+    return c
+
+
+# ---------------------------------------------------------------- think --
+
+def think_cases():
+    out = []
+    fold = ("unicode-case-folding: DESIGN §2 think folds ASCII case only; Python's "
+            "re.IGNORECASE (the proxy's matching, SOURCES.md §think) also folds %s")
+    # Each a different character that re.IGNORECASE folds and ASCII does not.
+    out.append(case("y_mc_fold_long_s", "<rea%soning>r</rea%soning>x" % (LONG_S, LONG_S),
+                    {"text": "<rea%soning>r</rea%soning>x" % (LONG_S, LONG_S)},
+                    fold % "U+017F LATIN SMALL LETTER LONG S to s"))
+    out.append(case("y_mc_fold_dotless_i", "a<th%snk>b</th%snk>c" % (DOTLESS_I, DOTLESS_I),
+                    {"text": "a<th%snk>b</th%snk>c" % (DOTLESS_I, DOTLESS_I)},
+                    fold % "U+0131 LATIN SMALL LETTER DOTLESS I to i"))
+    out.append(case("y_mc_fold_dotted_capital_i",
+                    "<TH%sNKING>x</TH%sNKING>" % (DOTTED_I, DOTTED_I),
+                    {"text": "<TH%sNKING>x</TH%sNKING>" % (DOTTED_I, DOTTED_I)},
+                    fold % "U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE to i"))
+    out.append(case("y_mc_fold_kelvin_closing_tag_is_hidden",
+                    "<think>a</thin%s>b</think>c" % KELVIN,
+                    {"text": "c", "thought": "a</thin%s>b" % KELVIN, "markup": "<think></think>",
+                     "events": [ev_thought("think", "a</thin%s>b" % KELVIN)]},
+                    fold % "U+212A KELVIN SIGN to k: a closing tag with it does not close the "
+                    "block"))
+    out.append(case("y_mc_fold_kelvin_anchored", "<thin%s>x</thin%s>y" % (KELVIN, KELVIN),
+                    {"text": "<thin%s>x</thin%s>y" % (KELVIN, KELVIN)},
+                    fold % "U+212A KELVIN SIGN to k, in anchored mode",
+                    options={"mode": "anchored"}))
+
+    custom = ("custom-tag-case-folding: DESIGN §2 think: tags are ASCII case-insensitive by "
+              "default, the names given in `tags` as much as the default ones")
+    out.append(case("y_mc_custom_tag_upper", "a<SCRATCH>s</Scratch>b",
+                    {"text": "ab", "thought": "s", "markup": "<SCRATCH></Scratch>",
+                     "events": [ev_thought("scratch", "s")]},
+                    custom, options={"tags": ["scratch"]}))
+    out.append(case("y_mc_custom_tag_name_with_capitals", "<plan>p</PLAN>done",
+                    {"text": "done", "thought": "p", "markup": "<plan></PLAN>",
+                     "events": [ev_thought("Plan", "p")]},
+                    custom + " (a name with capitals matches lower case; the record keeps the "
+                    "configured name)", options={"tags": ["Plan"]}))
+    out.append(case("y_mc_custom_tag_start_in", "notes</SCRATCH>answer",
+                    {"text": "answer", "thought": "notes", "markup": "</SCRATCH>",
+                     "events": [ev_thought("scratch", "notes")]},
+                    custom + " (the closing tag of a start_in block)",
+                    options={"tags": ["scratch"], "start_in": "scratch"}))
+    out.append(case("y_mc_custom_tags_two_names", "<NOTES>n</notes>1<Draft>d</DRAFT>2",
+                    {"text": "12", "thought": "nd", "markup": "<NOTES></notes><Draft></DRAFT>",
+                     "events": [ev_thought("notes", "n"), ev_thought("draft", "d")]},
+                    custom + " (two custom names)", options={"tags": ["notes", "draft"]}))
+    out.append(case("y_mc_custom_tag_case_sensitive_option", "<SCRATCH>x</SCRATCH>",
+                    {"text": "<SCRATCH>x</SCRATCH>"},
+                    custom + "; with case_insensitive false they must match exactly",
+                    options={"tags": ["scratch"], "case_insensitive": False}))
+
+    pairs = ("pair-case-folding: DESIGN §2 think: `pairs` replace the names with literal "
+             "strings, matched ASCII case-insensitively like tags (case_insensitive defaults "
+             "to true in both modes)")
+    out.append(case("y_mc_pair_fold_brackets", "[think]a[/Think]b",
+                    {"text": "b", "thought": "a", "markup": "[think][/Think]",
+                     "events": [ev_thought("[THINK]", "a")]},
+                    pairs, options={"pairs": [["[THINK]", "[/THINK]"]]}))
+    out.append(case("y_mc_pair_fold_words", "begin x end y",
+                    {"text": " y", "thought": " x ", "markup": "beginend",
+                     "events": [ev_thought("BEGIN", " x ")]},
+                    pairs + " (letters only, no brackets)",
+                    options={"pairs": [["BEGIN", "END"]]}))
+    out.append(case("y_mc_pair_fold_start_in_close", "t<|END|>a",
+                    {"text": "a", "thought": "t", "markup": "<|END|>",
+                     "events": [ev_thought("<|channel|>analysis<|message|>", "t")]},
+                    pairs + " (the closing string of a start_in block)",
+                    options={"pairs": [["<|channel|>analysis<|message|>", "<|end|>"]],
+                             "start_in": "<|channel|>analysis<|message|>"}))
+
+    longest = ("longest-match: DESIGN §2 think: when several tags could start at one "
+               "position, the longest that matches wins (the filter waits for the bytes that "
+               "decide it); taking the first tag that completes is wrong")
+    out.append(case("y_mc_longest_triple_bracket", "[[[x]]]y",
+                    {"text": "y", "thought": "x", "markup": "[[[]]]",
+                     "events": [ev_thought("[[[", "x")]},
+                    longest, options={"pairs": [["[[", "]]"], ["[[[", "]]]"]]}))
+    out.append(case("y_mc_longest_nested_literal", "<t><u>x</u></t>y",
+                    {"text": "y", "thought": "x", "markup": "<t><u></u></t>",
+                     "events": [ev_thought("<t><u>", "x")]},
+                    longest + " (a pair whose opening string starts with another's)",
+                    options={"pairs": [["<t>", "</t>"], ["<t><u>", "</u></t>"]]}))
+    out.append(case("y_mc_longest_single_char_pair", "<<a>>b",
+                    {"text": "b", "thought": "a", "markup": "<<>>",
+                     "events": [ev_thought("<<", "a")]},
+                    longest + " (one-character opening strings; the shorter listed first)",
+                    options={"pairs": [["<", ">"], ["<<", ">>"]]}))
+
+    order = ("event-order: DESIGN §2 think: each block yields its thought record when it "
+             "closes, so records come in the order of the blocks, whatever their names")
+    out.append(case("y_mc_order_names_interleaved",
+                    "<think>a</think><thought>b</thought><think>c</think>",
+                    {"thought": "abc", "markup": "<think></think><thought></thought><think></think>",
+                     "events": [ev_thought("think", "a"), ev_thought("thought", "b"),
+                                ev_thought("think", "c")]},
+                    order))
+    out.append(case("y_mc_order_unterminated_last", "<thought>a</thought>x<think>b</think>y<thought>c",
+                    {"text": "xy", "thought": "abc",
+                     "markup": "<thought></thought><think></think><thought>",
+                     "events": [ev_thought("thought", "a"), ev_thought("think", "b"),
+                                ev_thought("thought", "c", False)]},
+                    order + "; the unterminated block's record comes last, at the end"))
+    out.append(case("y_mc_order_pairs_interleaved", "{{a}}[[b]]{{c}}",
+                    {"thought": "abc", "markup": "{{}}[[]]{{}}",
+                     "events": [ev_thought("{{", "a"), ev_thought("[[", "b"), ev_thought("{{", "c")]},
+                    order + " (pairs)", options={"pairs": [["[[", "]]"], ["{{", "}}"]]}))
+
+    grace = ("grace-code-points: DESIGN §1 counting and §2 think anchored: the grace window "
+             "counts code points, not bytes (a byte-counting port disagrees, SOURCES.md "
+             "§think)")
+    out.append(case("y_mc_grace_two_byte_chars", "\u00e9" * 5 + "<think>x</think>y",
+                    {"text": "\u00e9" * 5 + "y", "thought": "x", "markup": "<think></think>",
+                     "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 5 (byte 10), grace 6",
+                    options={"mode": "anchored", "grace_period": 6}))
+    out.append(case("y_mc_grace_three_byte_chars", "\u601d\u8003\u4e2d\u3002<think>x</think>y",
+                    {"text": "\u601d\u8003\u4e2d\u3002y", "thought": "x",
+                     "markup": "<think></think>", "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 4 (byte 12), grace 4",
+                    options={"mode": "anchored", "grace_period": 4}))
+    out.append(case("y_mc_grace_four_byte_char", "a\U0001f914b<think>x</think>y",
+                    {"text": "a\U0001f914by", "thought": "x", "markup": "<think></think>",
+                     "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 3 (byte 6), grace 3",
+                    options={"mode": "anchored", "grace_period": 3}))
+    out.append(case("y_mc_grace_default_window_cjk", "\u5b57" * 60 + "<think>x</think>y",
+                    {"text": "\u5b57" * 60 + "y", "thought": "x", "markup": "<think></think>",
+                     "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 60 (byte 180), the default grace 100",
+                    options={"mode": "anchored"}))
+
+    block = ("max-block-bytes: DESIGN §1 counting: sizes that bound memory (max_block) count "
+             "bytes; limit at the first byte of the block that does not fit")
+    out.append(case("n_mc_max_block_two_byte_chars", "<think>" + "\u00e9" * 6 + "</think>x",
+                    {"error": {"code": "limit", "offset": 15}},
+                    block + ": 6 code points, 12 bytes, max_block 8 (offset 7 + 8)",
+                    options={"mode": "anchored", "max_block": 8}))
+    out.append(case("n_mc_max_block_three_byte_chars", "<think>" + "\u20ac" * 4 + "</think>x",
+                    {"error": {"code": "limit", "offset": 17}},
+                    block + ": 4 code points, 12 bytes, max_block 10 (offset 7 + 10)",
+                    options={"mode": "anchored", "max_block": 10}))
+    out.append(case("n_mc_max_block_keep_emoji", "\U0001f914" * 3 + "</think>a",
+                    {"error": {"code": "limit", "offset": 8}},
+                    block + ": expect_only_closing with missing_close keep holds the text; 3 "
+                    "code points, 12 bytes, max_block 8",
+                    options={"mode": "anchored", "expect_only_closing": True,
+                             "missing_close": "keep", "max_block": 8}))
+    out.append(case("n_mc_max_block_offset_in_bytes", "<think>" + "\u00e9" * 3 + "</think>",
+                    {"error": {"code": "limit", "offset": 9}},
+                    block + ": max_block 2 fits one two-byte character; the third byte "
+                    "(offset 9) does not fit",
+                    options={"mode": "anchored", "max_block": 2}))
+    out.append(case("y_mc_max_block_bytes_exact", "<think>" + "\u00e9" * 6 + "</think>x",
+                    {"text": "x", "thought": "\u00e9" * 6, "markup": "<think></think>",
+                     "events": [ev_thought("<think>", "\u00e9" * 6)]},
+                    block + ": 12 bytes fit max_block 12 exactly",
+                    options={"mode": "anchored", "max_block": 12}))
+    return {"filter": "think",
+            "comment": "the classes of think bugs the mutants of conformance/mutants/ stand "
+                       "for, at least three independent cases each",
+            "cases": out}
+
+
+FILES = {"think": think_cases}
+
+
+# ------------------------------------------------------------- checking --
+
+def to_bytes(v):
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    if isinstance(v, dict):
+        if "hex" in v:
+            return bytes.fromhex(v["hex"])
+        return base64.b64decode(v["b64"])
+    return b"".join(to_bytes(x) for x in v)
+
+
+def field(ans, k):
+    if k in ans:
+        return ans[k].encode("utf-8")
+    if k + "_b64" in ans:
+        return base64.b64decode(ans[k + "_b64"])
+    return None
+
+
+def check(sluice, doc):
+    """Every case's answer from the reference, compared with its expect."""
+    lines = []
+    for i, c in enumerate(doc["cases"]):
+        data = to_bytes(c["input"])
+        req = {"id": i, "filter": c.get("filter", doc["filter"]),
+               "options": c.get("options", doc.get("options", {})),
+               "chunks_b64": [base64.b64encode(data).decode("ascii")]}
+        lines.append(json.dumps(req))
+    p = subprocess.run([sluice, "proto"], input=("\n".join(lines) + "\n").encode(),
+                       stdout=subprocess.PIPE, check=True)
+    bad = 0
+    for c, line in zip(doc["cases"], p.stdout.decode().splitlines()):
+        ans, exp = json.loads(line), c["expect"]
+        why = []
+        if "error" in exp:
+            err = ans.get("error", {})
+            if ans["ok"] or err.get("code") != exp["error"]["code"] or (
+                    "offset" in exp["error"] and err.get("offset") != exp["error"]["offset"]):
+                why.append("error: expected %s, got %s" % (exp["error"], ans.get("error", "ok")))
+        elif not ans["ok"]:
+            why.append("failed: %s" % ans["error"])
+        else:
+            for k in ("text", "thought", "other", "markup", "dropped"):
+                want = to_bytes(exp.get(k, ""))
+                if field(ans, k) != want:
+                    why.append("%s: expected %r, got %r" % (k, want, field(ans, k)))
+            evs = [{k: v for k, v in e.items()} for e in ans["events"]]
+            for e in evs:
+                for k in ("text", "data"):
+                    if k + "_b64" in e:
+                        e[k] = base64.b64decode(e.pop(k + "_b64")).decode("utf-8", "replace")
+            if evs != exp.get("events", []):
+                why.append("events: expected %s, got %s" % (exp.get("events", []), evs))
+            for k in ("value", "truncated"):
+                if k in exp and ans.get(k) != exp[k]:
+                    why.append("%s: expected %s, got %s" % (k, exp[k], ans.get(k)))
+        if why:
+            bad += 1
+            print("%s/%s:\n  %s" % (doc["filter"], c["id"], "\n  ".join(why)), file=sys.stderr)
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sluice", required=True)
+    ap.add_argument("--check", action="store_true", help="compare the files, do not write")
+    args = ap.parse_args()
+    bad = 0
+    for name, make in FILES.items():
+        doc = make()
+        ids = [c["id"] for c in doc["cases"]]
+        assert len(ids) == len(set(ids)), name
+        n = check(args.sluice, doc)
+        bad += n
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+        path = os.path.join(SUITES, name, "mutation-classes.json")
+        if args.check:
+            with open(path, encoding="utf-8") as f:
+                if f.read() != text:
+                    print("%s is not what make_cases.py writes" % path, file=sys.stderr)
+                    bad += 1
+        elif not n:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        print("%s: %d cases%s" % (path, len(ids), ", %d disagree" % n if n else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
