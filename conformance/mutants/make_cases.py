@@ -209,7 +209,69 @@ def think_cases():
             "cases": out}
 
 
-FILES = {"think": think_cases}
+# -------------------------------------------------------------- harmony --
+
+def harmony_cases():
+    out = []
+    fold = ("channel-name-case: DESIGN §2 harmony and the harmony suite's decisions: the "
+            "channel name is matched exactly and case-sensitively; an unknown name, %s, "
+            "routes to THOUGHT (fail closed)")
+    out.append(case("y_mc_channel_final_upper", "<|channel|>FINAL<|message|>secret",
+                    {"thought": "secret", "markup": "<|channel|>FINAL<|message|>"},
+                    fold % "FINAL"))
+    out.append(case("y_mc_channel_commentary_capital_with_recipient",
+                    "<|channel|>Commentary to=functions.f<|message|>{}<|call|>after",
+                    {"text": "after", "thought": "{}",
+                     "markup": "<|channel|>Commentary to=functions.f<|message|><|call|>"},
+                    fold % "Commentary (with a recipient)"))
+    out.append(case("y_mc_channel_commentary_upper_preamble",
+                    "<|channel|>COMMENTARY<|message|>Checking.<|end|>ok",
+                    {"text": "ok", "thought": "Checking.",
+                     "markup": "<|channel|>COMMENTARY<|message|><|end|>"},
+                    fold % "COMMENTARY (without a recipient)"))
+    out.append(case("y_mc_channel_final_mixed_nonstrict", "<|channel|>fInal Hello<|end|>",
+                    {"thought": "Hello", "markup": "<|channel|>fInal <|end|>"},
+                    fold % "fInal (a header resolved in non-strict mode)"))
+
+    bound = ("header-bound-bytes: DESIGN §1 counting and §2 harmony: max_header counts the "
+             "header's bytes (tokens included) and never cuts a UTF-8 character; past it the "
+             "header is resolved in non-strict mode and the rest is content of its channel")
+    out.append(case("y_mc_header_bound_two_byte_words", "<|channel|>final " + "\u00e9" * 8
+                    + "<|message|>x",
+                    {"text": "\u00e9" * 8 + "x", "markup": "<|channel|>final <|message|>"},
+                    bound + ": 17 bytes of header then 8 two-byte characters (25 code points, "
+                    "33 bytes) pass max_header 32 inside the eighth; it moves to the content",
+                    options={"max_header": 32}))
+    out.append(case("y_mc_header_bound_cjk_recipient",
+                    "<|channel|>commentary to=functions.\u601d\u8003\u601d\u8003<|message|>{}"
+                    "<|call|>",
+                    {"other": "\u8003\u601d\u8003{}",
+                     "markup": "<|channel|>commentary to=functions.\u601d<|message|><|call|>"},
+                    bound + ": 35 bytes, then four three-byte characters (39 code points, 47 "
+                    "bytes) against max_header 40: one fits, the recipient ends there",
+                    options={"max_header": 40}))
+    out.append(case("y_mc_header_bound_emoji_analysis", "<|channel|>analysis " + "\U0001f914" * 4
+                    + "<|message|>t",
+                    {"thought": "\U0001f914" * 4 + "t", "markup": "<|channel|>analysis <|message|>"},
+                    bound + ": 20 bytes then four emoji (24 code points, 36 bytes) against "
+                    "max_header 32: three fit exactly",
+                    options={"max_header": 32}))
+    out.append(case("y_mc_header_bound_default_cjk_role",
+                    "<|start|>assistant to=functions." + "\u5b57" * 80 + "<|message|>{}<|call|>",
+                    {"other": "\u5b57" * 6 + "{}",
+                     "markup": "<|start|>assistant to=functions." + "\u5b57" * 74
+                     + "<|message|><|call|>"},
+                    bound + ": the default 256: 32 bytes of role part, then 80 three-byte "
+                    "characters (112 code points, 272 bytes); 224 bytes of room hold 74 whole "
+                    "characters and two bytes of the 75th, which moves to the content"))
+    return {"filter": "harmony",
+            "comment": "the classes of harmony bugs the mutants of conformance/mutants/ stand "
+                       "for, at least three independent cases each",
+            "options": {},
+            "cases": out}
+
+
+FILES = {"think": think_cases, "harmony": harmony_cases}
 
 
 # ------------------------------------------------------------- checking --
