@@ -271,7 +271,73 @@ def harmony_cases():
             "cases": out}
 
 
-FILES = {"think": think_cases, "harmony": harmony_cases}
+# -------------------------------------------------------------- monitor --
+
+def ev_stop(reason, offset):
+    return {"type": "stop", "reason": reason, "offset": offset}
+
+
+def monitor_cases():
+    out = []
+    crlf = ("crlf-across-chunks: DESIGN §2 monitor, profile current (weighted): a line break "
+            "weighs 8 and \\r\\n is one line break, 8 in all, however the chunks cut it; "
+            "checkpoints are positions, so the verdict cannot depend on the chunking")
+    out.append(case("y_mc_crlf_single_pair", "ab\r\nyz", {"text": "ab\r\nyz"},
+                    crlf + ": at p = 4 the trailing \\r\\n weighs 8, under the threshold 16",
+                    options={"profile": "current", "whitespace_threshold": 16,
+                             "whitespace_interval": 4, "repetition_interval": 0}))
+    out.append(case("y_mc_crlf_stop_not_early", "\r\n\r\nz",
+                    {"text": "\r\n\r\n", "dropped": "z", "events": [ev_stop("whitespace", 4)]},
+                    crlf + ": 8 at p = 2, 16 at p = 4, where it stops (threshold 16)",
+                    options={"profile": "current", "whitespace_threshold": 16,
+                             "whitespace_interval": 2, "repetition_interval": 0}))
+    out.append(case("y_mc_crlf_weighted_option_on_seed", "a\r\n\r\n  b", {"text": "a\r\n\r\n  b"},
+                    crlf + ": weighted on the seed profile; 8 + 8 + 1 + 1 = 18 at p = 7, under "
+                    "24", options={"weighted": True, "whitespace_threshold": 24,
+                                   "whitespace_interval": 7}))
+    t = "x" + "\r\n" * 60 + "\t" * 7 + "ok"
+    out.append(case("y_mc_crlf_pairs_and_tabs_under_512", t, {"text": t},
+                    crlf + ": at p = 128 sixty \\r\\n (480) and seven tabs (28) weigh 508, under "
+                    "512", options={"profile": "current"}))
+
+    reps = ("repetition-table: DESIGN §2 monitor, profile seed: reps(L) = (100 + 8(L - 1)) / L "
+            "for L up to 30 (for L = 7 to 10: 21, 19, 18, 17; the 2025-06-29 document's "
+            "table says 20, 18, 17, 16 and contradicts the code, SOURCES.md §monitor)")
+    filler = "qwertyuiopasdfghjklz"  # 20 lower-case letters, none in the blocks
+    for L, block in ((8, "ABCDEFGH"), (9, "MNOPQRSTU")):
+        r = (100 + 8 * (L - 1)) // L
+        t = filler + block * (r - 1)
+        out.append(case("y_mc_seed_reps_L%d_one_short" % L, t, {"text": t},
+                        reps + ": %d copies of a %d-code-point block are one short of "
+                        "reps(%d) = %d" % (r - 1, L, L, r),
+                        options={"profile": "seed", "repetition_interval": len(t)}))
+
+    chain = ("phase2-every-occurrence: DESIGN §2 monitor, phase 2 tries each earlier "
+             "occurrence of the last 10 code points starting at or after n - 10 - thr, "
+             "overlapping ones too (the original walks a chain of non-overlapping occurrences "
+             "and misses these; the monitor suite's README)")
+    for name, unit, note in (
+            ("period5", "vwxyz" + "ab" + "vwxyzvwxyz",
+             "a 17-code-point block whose last 10 (vwxyzvwxyz) have period 5: the nearest "
+             "occurrence, 12 back, overlaps the one 17 back that repeats (reps(17) = 13)"),
+            ("period2", "km" + "QRS" + "kmkmkmkmkm",
+             "a 15-code-point block ending in kmkmkmkmkm (period 2): the occurrence 15 back, "
+             "which repeats (reps(15) = 14), overlaps the nearer one 13 back"),
+            ("period4", "rspq" + "ZZ" + "pqrspqrspq",
+             "a 16-code-point block ending in pqrspqrspq (period 4): the occurrence 16 back "
+             "(reps(16) = 13) overlaps the nearer one 12 back")):
+        r = (100 + 8 * (len(unit) - 1)) // len(unit)
+        t = filler + unit * r
+        out.append(case("y_mc_phase2_overlapping_marker_" + name, t,
+                        {"text": t, "events": [ev_stop("repetition", len(t))]},
+                        chain + ": " + note, options={"repetition_interval": len(t)}))
+    return {"filter": "monitor",
+            "comment": "the classes of monitor bugs the mutants of conformance/mutants/ stand "
+                       "for, at least three independent cases each",
+            "cases": out}
+
+
+FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases}
 
 
 # ------------------------------------------------------------- checking --
@@ -306,7 +372,7 @@ def check(sluice, doc):
     p = subprocess.run([sluice, "proto"], input=("\n".join(lines) + "\n").encode(),
                        stdout=subprocess.PIPE, check=True)
     bad = 0
-    for c, line in zip(doc["cases"], p.stdout.decode().splitlines()):
+    for c, line in zip(doc["cases"], p.stdout.decode().split("\n")):
         ans, exp = json.loads(line), c["expect"]
         why = []
         if "error" in exp:

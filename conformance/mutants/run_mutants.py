@@ -56,7 +56,7 @@ def conform(args, impl, suites, extra, jobs):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     secs = time.time() - t0
     cases = {}
-    for line in p.stdout.decode("utf-8", "replace").splitlines():
+    for line in p.stdout.decode("utf-8", "replace").split("\n"):  # not splitlines(): U+2028
         try:
             r = json.loads(line)
         except ValueError:
