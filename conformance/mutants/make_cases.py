@@ -337,7 +337,99 @@ def monitor_cases():
             "cases": out}
 
 
-FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases}
+# ---------------------------------------------------------------- clean --
+
+def clean_cases():
+    out = []
+    think = {"removeThinking": True}
+    grace = ("grace-code-points: DESIGN §1 counting and §2 clean step 1: "
+             "openingTagGracePeriod counts code points, not bytes (SOURCES.md §think: a "
+             "byte-counting port disagrees)")
+    out.append(case("y_mc_grace_two_byte_chars", "\u00e9" * 5 + "<think>x</think>y",
+                    {"text": "\u00e9" * 5 + "y", "thought": "x", "markup": "<think></think>",
+                     "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 5 (byte 10), grace 6",
+                    options={"endpoint": dict(think, openingTagGracePeriod=6)}))
+    out.append(case("y_mc_grace_leading_ideographic_spaces",
+                    "\u3000\u3000" + "\u00e9" * 3 + "<think>x</think>y",
+                    {"text": "\u00e9" * 3 + "y", "thought": "x", "markup": "<think></think>",
+                     "dropped": "\u3000\u3000", "events": [ev_thought("<think>", "x")]},
+                    grace + ": the window counts from the start of the response, whitespace "
+                    "included (step 1 comes before the left strip); the tag starts at index 5 "
+                    "(byte 12), grace 5",
+                    options={"endpoint": dict(think, openingTagGracePeriod=5)}))
+    out.append(case("y_mc_grace_emoji_then_trim", "\U0001f914\U0001f914<think>x</think>\nok\n",
+                    {"text": "\U0001f914\U0001f914\nok", "thought": "x",
+                     "markup": "<think></think>", "dropped": "\n",
+                     "events": [ev_thought("<think>", "x")]},
+                    grace + ": the tag starts at index 2 (byte 8), grace 2",
+                    options={"endpoint": dict(think, openingTagGracePeriod=2,
+                                              trimBeginningAndEndLineBreaks=True)}))
+
+    fold = ("unicode-case-folding: DESIGN §2 think (clean's step 1) folds ASCII case only; "
+            "the proxy's re.IGNORECASE also folds %s (SOURCES.md §think)")
+    out.append(case("y_mc_fold_dotless_i", "<th%snk>a</th%snk>b" % (DOTLESS_I, DOTLESS_I),
+                    {"text": "<th%snk>a</th%snk>b" % (DOTLESS_I, DOTLESS_I)},
+                    fold % "U+0131 DOTLESS I to i", options={"endpoint": think}))
+    out.append(case("y_mc_fold_long_s_custom_tag", "<rea%soning>r</reasoning>x" % LONG_S,
+                    {"text": "<rea%soning>r</reasoning>x" % LONG_S},
+                    fold % "U+017F LONG S to s (a custom startThinkTag)",
+                    options={"endpoint": dict(think, startThinkTag="<reasoning>",
+                                              endThinkTag="</reasoning>")}))
+    out.append(case("y_mc_fold_kelvin_closing_tag", "<think>a</thin%s>b" % KELVIN,
+                    {"text": "<think>a</thin%s>b" % KELVIN},
+                    fold % "U+212A KELVIN SIGN to k: the closing tag does not match, so the "
+                    "block is unterminated and the text comes back",
+                    options={"endpoint": think}))
+
+    block = ("max-block-bytes: DESIGN §1 counting: sluice.max_block bounds memory and counts "
+             "bytes; limit at the first byte of the block that does not fit")
+    out.append(case("n_mc_max_block_two_byte_chars", "<think>" + "\u00e9" * 6 + "</think>x",
+                    {"error": {"code": "limit", "offset": 15}},
+                    block + ": 6 code points, 12 bytes, max_block 8",
+                    options={"endpoint": think, "sluice": {"max_block": 8}}))
+    out.append(case("n_mc_max_block_after_text", "Hi <think>" + "\u20ac" * 4 + "</think>x",
+                    {"error": {"code": "limit", "offset": 20}},
+                    block + ": 4 code points, 12 bytes from offset 10, max_block 10",
+                    options={"endpoint": think, "sluice": {"max_block": 10}}))
+    out.append(case("n_mc_max_block_expect_only_closing", "\U0001f914" * 3 + "</think>a",
+                    {"error": {"code": "limit", "offset": 8}},
+                    block + ": expectOnlyClosingThinkTag with missing_close keep (the default) "
+                    "holds the text; 3 code points, 12 bytes, max_block 8",
+                    options={"endpoint": dict(think, expectOnlyClosingThinkTag=True),
+                             "sluice": {"max_block": 8}}))
+    out.append(case("n_mc_max_block_offset_in_bytes", "<think>" + "\u00e9" * 3 + "</think>",
+                    {"error": {"code": "limit", "offset": 9}},
+                    block + ": max_block 2 holds one two-byte character; byte 9 does not fit",
+                    options={"endpoint": think, "sluice": {"max_block": 2}}))
+
+    ws = ("max-whitespace: the clean suite's README: sluice.max_whitespace caps every run of "
+          "whitespace in the text after step 6 (held or not, so the verdict does not depend "
+          "on the chunking); limit at the first input byte past the cap")
+    trim = {"trimBeginningAndEndLineBreaks": True}
+    out.append(case("n_mc_max_whitespace_run_after_prefix", "Note: hi     there",
+                    {"error": {"code": "limit", "offset": 12}},
+                    ws + ": a run of 5 spaces from offset 8, after a removed prefix, cap 4",
+                    options={"endpoint": trim, "node": {
+                        "removeCustomTextFromResponseStart": True,
+                        "responseStartTextToRemove": ["Note:"]},
+                        "sluice": {"max_whitespace": 4}}))
+    out.append(case("n_mc_max_whitespace_ideographic_run", "a\u3000\u3000b",
+                    {"error": {"code": "limit", "offset": 5}},
+                    ws + ": two U+3000 are 6 bytes from offset 1, cap 4",
+                    options={"endpoint": trim, "sluice": {"max_whitespace": 4}}))
+    out.append(case("n_mc_max_whitespace_newlines", "x\n\n\n\n\ny",
+                    {"error": {"code": "limit", "offset": 5}},
+                    ws + ": 5 line feeds from offset 1, cap 4",
+                    options={"endpoint": trim, "sluice": {"max_whitespace": 4}}))
+    return {"filter": "clean",
+            "comment": "the classes of clean bugs the mutants of conformance/mutants/ stand "
+                       "for, at least three independent cases each",
+            "cases": out}
+
+
+FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases,
+         "clean": clean_cases}
 
 
 # ------------------------------------------------------------- checking --
