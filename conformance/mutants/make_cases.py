@@ -428,8 +428,94 @@ def clean_cases():
             "cases": out}
 
 
+# ----------------------------------------------------------------- json --
+
+def ev_repair(kind, offset):
+    return {"type": "repair", "kind": kind, "offset": offset}
+
+
+def json_cases():
+    out = []
+
+    def ok(text, value, truncated, events=()):
+        return {"text": text, "value": value, "truncated": truncated, "events": list(events)}
+
+    order = ("closing-order: DESIGN §2 json: a truncated value is closed in stack order, the "
+             "innermost container first (seed 002's _fixTruncatedObject counts braces and "
+             "brackets and closes them by kind)")
+    out.append(case("y_mc_close_object_in_array", '[{"a": 1',
+                    ok('[{"a":1}]', [{"a": 1}], True, [ev_repair("unclosed_container", 8)]),
+                    order + ": an object in an array"))
+    out.append(case("y_mc_close_array_in_object_in_array", '[{"k": [1, 2',
+                    ok('[{"k":[1,2]}]', [{"k": [1, 2]}], True,
+                       [ev_repair("unclosed_container", 12)]),
+                    order + ": an array in an object in an array"))
+    out.append(case("y_mc_close_after_open_string", '{"a": [{"b": "x',
+                    ok('{"a":[{"b":"x"}]}', {"a": [{"b": "x"}]}, True,
+                       [ev_repair("unclosed_string", 15), ev_repair("unclosed_container", 15)]),
+                    order + ", after the open string is closed first"))
+    out.append(case("y_mc_close_dangling_key_in_array", '[{"a": [], "b"',
+                    ok('[{"a":[],"b":null}]', [{"a": [], "b": None}], True,
+                       [ev_repair("unclosed_container", 14), ev_repair("missing_value", 14)]),
+                    order + ", after a dangling key is completed with null"))
+
+    snap = ("snapshots-per-feed: DESIGN §2 json and FORMAT.md: incremental mode yields a "
+            "snapshot after every feed (compared feed by feed in the streaming sessions and "
+            "the recorded chunking); an implementation that sends none, or sends each one a "
+            "chunk late, fails")
+    inc = {"incremental": True}
+    t = '{"city": "Paris", "days": [1, 2]}'
+    out.append(case("y_mc_snapshots_tool_arguments", t,
+                    ok('{"city":"Paris","days":[1,2]}', {"city": "Paris", "days": [1, 2]}, False),
+                    snap + ": tool-call arguments in three deltas", options=inc,
+                    chunks=['{"city": "Pa', 'ris", "days": [1', ', 2]}']))
+    t = '{"q": [1, {"r": "s'
+    out.append(case("y_mc_snapshots_truncated", t,
+                    ok('{"q":[1,{"r":"s"}]}', {"q": [1, {"r": "s"}]}, True,
+                       [ev_repair("unclosed_string", 18), ev_repair("unclosed_container", 18)]),
+                    snap + ": a stream cut off inside a string", options=inc,
+                    chunks=['{"q"', ': [1, {', '"r": "s']))
+    t = '[true, null, "x"]'
+    out.append(case("y_mc_snapshots_token_per_chunk", t,
+                    ok('[true,null,"x"]', [True, None, "x"], False),
+                    snap + ": one token per chunk", options=inc,
+                    chunks=["[", "true", ", ", "null", ", ", '"x"', "]"]))
+
+    cap = ("max-bytes-bytes: DESIGN §1 counting: max_bytes bounds memory and counts input "
+           "bytes, not code points; limit at offset max_bytes")
+    t = '{"a": "' + "\u00e9" * 4 + '"}'
+    out.append(case("n_mc_max_bytes_two_byte_chars", t, {"error": {"code": "limit", "offset": 14}},
+                    cap + ": 13 code points, 17 bytes, max_bytes 14", options={"max_bytes": 14}))
+    out.append(case("n_mc_max_bytes_cjk", '["\u601d\u8003", "\u4e2d"]',
+                    {"error": {"code": "limit", "offset": 12}},
+                    cap + ": 11 code points, 17 bytes, max_bytes 12", options={"max_bytes": 12}))
+    out.append(case("n_mc_max_bytes_emoji", '"\U0001f914\U0001f914"',
+                    {"error": {"code": "limit", "offset": 8}},
+                    cap + ": 4 code points, 10 bytes, max_bytes 8", options={"max_bytes": 8}))
+    out.append(case("y_mc_max_bytes_exact_multibyte", t,
+                    ok('{"a":"' + "\u00e9" * 4 + '"}', {"a": "\u00e9" * 4}, False),
+                    cap + ": the same 17 bytes fit max_bytes 17", options={"max_bytes": 17}))
+
+    utf8 = ("utf8-cut: DESIGN §1 split invariance: a chunk may end inside a UTF-8 character; "
+            "the character is whole in the value for every chunking (decoding each chunk on "
+            "its own makes U+FFFD)")
+    out.append(case("y_mc_utf8_cjk_string", '{"k": "\u601d\u8003"}',
+                    ok('{"k":"\u601d\u8003"}', {"k": "\u601d\u8003"}, False), utf8))
+    out.append(case("y_mc_utf8_emoji_key", '{"\U0001f914": 1}',
+                    ok('{"\U0001f914":1}', {"\U0001f914": 1}, False), utf8 + " (in a key)"))
+    out.append(case("y_mc_utf8_truncated_string", '["\u00e9',
+                    ok('["\u00e9"]', ["\u00e9"], True,
+                       [ev_repair("unclosed_string", 4), ev_repair("unclosed_container", 4)]),
+                    utf8 + " (a string cut off after it)"))
+    return {"filter": "json",
+            "comment": "the classes of json bugs the mutants of conformance/mutants/ stand for, "
+                       "at least three independent cases each",
+            "options": {},
+            "cases": out}
+
+
 FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases,
-         "clean": clean_cases}
+         "clean": clean_cases, "json": json_cases}
 
 
 # ------------------------------------------------------------- checking --
@@ -479,7 +565,8 @@ def check(sluice, doc):
                 want = to_bytes(exp.get(k, ""))
                 if field(ans, k) != want:
                     why.append("%s: expected %r, got %r" % (k, want, field(ans, k)))
-            evs = [{k: v for k, v in e.items()} for e in ans["events"]]
+            # snapshots are compared feed by feed by the runner, not listed in a case
+            evs = [dict(e) for e in ans["events"] if e.get("type") != "snapshot"]
             for e in evs:
                 for k in ("text", "data"):
                     if k + "_b64" in e:

@@ -69,14 +69,29 @@ def conform(args, impl, suites, extra, jobs):
     return cases, secs, err
 
 
-def killers(cases):
-    """{case: [modes where it failed]} for the cases that fail."""
+def killers(cases, counted=None):
+    """{case: [modes where it failed]} for the cases that fail (of those
+    counted, when given)."""
     out = {}
     for case, modes in cases.items():
         bad = [m for m, st in modes.items() if st in BAD]
-        if bad:
+        if bad and (counted is None or case in counted):
             out[case] = bad
     return out
+
+
+def passed(cases):
+    """The cases that passed in every split mode (not skipped)."""
+    return {c for c, modes in cases.items() if all(st == "pass" for st in modes.values())}
+
+
+def mutant_kills(m, results, mu):
+    """A mutant's killing cases and the number of cases that count: those its
+    control passes (a case the control skips or fails proves nothing)."""
+    r = results[("mutant", mu["name"])]
+    ctl = results.get(("control", mu["family"]))
+    counted = passed(ctl["cases"]) & set(r["cases"]) if ctl else set(r["cases"])
+    return killers(r["cases"], counted), len(counted)
 
 
 def run_one(args, m, job):
@@ -123,12 +138,11 @@ def report_text(m, results, args):
         r = results.get(("mutant", mu["name"]))
         if not r:
             continue
-        kills = killers(r["cases"])
+        kills, counted = mutant_kills(m, results, mu)
         enough = len(kills) >= args.min_kills
         ok &= enough
         print("  %-32s %-8s killed by %3d of %3d cases  %6.1f s" % (
-            mu["name"], "ok" if enough else "SURVIVES", len(kills), len(r["cases"]),
-            r["seconds"]))
+            mu["name"], "ok" if enough else "SURVIVES", len(kills), counted, r["seconds"]))
         if args.verbose or not enough:
             print("      class: %s; bug: %s" % (mu["class"], mu["bug"]))
             for case, modes in sorted(kills.items()):
@@ -145,14 +159,13 @@ def report_markdown(m, results, args):
         r = results.get(("mutant", mu["name"]))
         if not r:
             continue
-        kills = killers(r["cases"])
+        kills, counted = mutant_kills(m, results, mu)
         fam = m["families"][mu["family"]]
         # independent examples first: cases of the files written for the class
         ids = sorted(kills, key=lambda c: ("mutation-classes" not in c, c))
         examples = ", ".join("`%s`" % c.split("/", 1)[1] for c in ids[:3])
         print("| `%s` | %s | %s | %s | %d of %d | %s |" % (
-            mu["name"], fam["language"], mu["class"], mu["bug"], len(kills), len(r["cases"]),
-            examples))
+            mu["name"], fam["language"], mu["class"], mu["bug"], len(kills), counted, examples))
 
 
 def main():
@@ -191,8 +204,10 @@ def main():
             results[(r["kind"], r["name"])] = r
     m["mutants"] = chosen
     if args.json:
-        out = {name: {"family": kind, "kills": killers(r["cases"]), "cases": len(r["cases"])}
-               for (kind, name), r in results.items()}
+        out = {}
+        for mu in chosen:
+            kills, counted = mutant_kills(m, results, mu)
+            out[mu["name"]] = {"class": mu["class"], "kills": kills, "cases": counted}
         print(json.dumps(out, indent=1, sort_keys=True))
         return 0
     if args.markdown:
