@@ -18,6 +18,7 @@
 
 #include "common/answer.h"
 #include "common/bytes.h"
+#include "common/capture.h"
 #include "common/check.h"
 #include "common/chunking.h"
 #include "common/driver.h"
@@ -36,6 +37,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 /* Benchmarks (bench/). */
 int bench_clean(int argc, char **argv);

@@ -165,7 +165,7 @@ void impl_stop(impl *im) {
   tbuf_free(&im->line);
   free(im->last);
   im->last = NULL;
-  im->wq_off = im->line_scan = 0;
+  im->wq_off = im->line_scan = im->line_start = 0;
   im->pid = 0;
 }
 
@@ -176,6 +176,13 @@ int impl_restart(impl *im) {
 }
 
 void impl_send(impl *im, const char *line, size_t n) {
+  /* Drop what was written already, so the queue holds only what is
+   * pending (bounded by the requests in flight), however long the run. */
+  if (im->wq_off) {
+    memmove(im->wq.p, im->wq.p + im->wq_off, im->wq.n - im->wq_off);
+    im->wq.n -= im->wq_off;
+    im->wq_off = 0;
+  }
   tbuf_xadd(&im->wq, line, n);
   tbuf_xadd(&im->wq, "\n", 1);
 }
@@ -196,7 +203,9 @@ static int flush_requests(impl *im) {
   return 0;
 }
 
-/* A complete line in the read buffer: its length (without the newline). */
+/* A complete line in the read buffer, from line_start: its length
+ * (without the newline). line_scan is where the search for the newline
+ * resumes, so a long line is scanned once. */
 static int have_line(impl *im, size_t *len) {
   char *nl = im->line.n > im->line_scan
                  ? memchr(im->line.p + im->line_scan, '\n', im->line.n - im->line_scan)
@@ -205,7 +214,7 @@ static int have_line(impl *im, size_t *len) {
     im->line_scan = im->line.n;
     return 0;
   }
-  *len = (size_t)(nl - im->line.p);
+  *len = (size_t)(nl - im->line.p) - im->line_start;
   return 1;
 }
 
@@ -216,18 +225,15 @@ enum impl_event impl_next_line(impl *im, char **line, size_t *n) {
     if (have_line(im, &len)) {
       im->answered = 1;
       free(im->last);
-      char *out = im->last = xstrndup(im->line.p, len);
-      size_t rest = im->line.n - (len + 1);
-      memmove(im->line.p, im->line.p + len + 1, rest);
-      im->line.n = rest;
-      im->line.p[rest] = '\0';
-      im->line_scan = 0;
+      char *out = im->last = xstrndup(im->line.p + im->line_start, len);
+      im->line_start += len + 1;
+      im->line_scan = im->line_start;
       if (len && out[len - 1] == '\r') out[--len] = '\0';
       *line = out;
       *n = len;
       return IMPL_LINE;
     }
-    if (im->line.n > im->o.max_line) return IMPL_TOOLONG;
+    if (im->line.n - im->line_start > im->o.max_line) return IMPL_TOOLONG;
     if (im->from < 0) return IMPL_DIED;
     double left = deadline - now_seconds();
     if (left <= 0) return IMPL_TIMEOUT;
@@ -260,6 +266,12 @@ enum impl_event impl_next_line(impl *im, char **line, size_t *n) {
       }
     }
     if (pf[ifrom].revents) {
+      if (im->line_start) { /* the lines handed out go, before the buffer grows */
+        memmove(im->line.p, im->line.p + im->line_start, im->line.n - im->line_start);
+        im->line.n -= im->line_start;
+        im->line_scan -= im->line_start;
+        im->line_start = 0;
+      }
       if (tbuf_reserve(&im->line, 65536)) die("out of memory reading an answer");
       ssize_t rd = read(im->from, im->line.p + im->line.n, im->line.cap - im->line.n - 1);
       if (rd < 0 && (errno == EINTR || errno == EAGAIN)) continue;

@@ -37,7 +37,7 @@ typedef struct impl {
   tbuf wq;   /* request bytes not yet written */
   size_t wq_off;
   tbuf line; /* what has been read of the answer lines */
-  size_t line_scan;
+  size_t line_start, line_scan;
   char *last; /* the line handed out last */
   char tail[IMPL_TAIL]; /* the last stderr bytes, a ring */
   size_t tail_len, tail_pos;
