@@ -9,6 +9,7 @@ It works on bytes (tokens are exact bytes, the header bound counts bytes).
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
 from sluice_adapter import BadOption, serve  # noqa: E402
 

@@ -17,6 +17,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
 from sluice_adapter import FilterError, Unsupported, serve  # noqa: E402
 

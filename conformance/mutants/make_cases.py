@@ -153,6 +153,14 @@ def think_cases():
                      "events": [ev_thought("{{", "a"), ev_thought("[[", "b"), ev_thought("{{", "c")]},
                     order + " (pairs)", options={"pairs": [["[[", "]]"], ["{{", "}}"]]}))
 
+    nest = ("nesting: DESIGN §2 think: a block closes only at the closing tag of its own "
+            "name; a closing tag of another name is hidden text (clark-agent closes any "
+            "block with any name)")
+    out.append(case("y_mc_nesting_other_pair_close_is_hidden", "[[a}}b]]c",
+                    {"text": "c", "thought": "a}}b", "markup": "[[]]",
+                     "events": [ev_thought("[[", "a}}b")]},
+                    nest + " (pairs)", options={"pairs": [["[[", "]]"], ["{{", "}}"]]}))
+
     grace = ("grace-code-points: DESIGN §1 counting and §2 think anchored: the grace window "
              "counts code points, not bytes (a byte-counting port disagrees, SOURCES.md "
              "§think)")
@@ -232,6 +240,11 @@ def harmony_cases():
     out.append(case("y_mc_channel_final_mixed_nonstrict", "<|channel|>fInal Hello<|end|>",
                     {"thought": "Hello", "markup": "<|channel|>fInal <|end|>"},
                     fold % "fInal (a header resolved in non-strict mode)"))
+
+    out.append(case("y_mc_last_channel_counts", "<|channel|>analysis<|channel|>final<|message|>x",
+                    {"text": "x", "markup": "<|channel|>analysis<|channel|>final<|message|>"},
+                    "header-routing: DESIGN §2 harmony: the last <|channel|> of a header counts "
+                    "(an analysis part before a final one does not hide the answer)"))
 
     bound = ("header-bound-bytes: DESIGN §1 counting and §2 harmony: max_header counts the "
              "header's bytes (tokens included) and never cuts a UTF-8 character; past it the "
@@ -492,11 +505,15 @@ def json_cases():
     out.append(case("n_mc_max_bytes_emoji", '"\U0001f914\U0001f914"',
                     {"error": {"code": "limit", "offset": 8}},
                     cap + ": 4 code points, 10 bytes, max_bytes 8", options={"max_bytes": 8}))
+    out.append(case("n_mc_max_bytes_inside_a_character", '["ab", "\u00e9\u20ac"]',
+                    {"error": {"code": "limit", "offset": 9}},
+                    cap + ": byte 9 is the second byte of \u00e9 (12 code points, 15 bytes, "
+                    "max_bytes 9)", options={"max_bytes": 9}))
     out.append(case("y_mc_max_bytes_exact_multibyte", t,
                     ok('{"a":"' + "\u00e9" * 4 + '"}', {"a": "\u00e9" * 4}, False),
                     cap + ": the same 17 bytes fit max_bytes 17", options={"max_bytes": 17}))
 
-    utf8 = ("utf8-cut: DESIGN §1 split invariance: a chunk may end inside a UTF-8 character; "
+    utf8 = ("utf8: DESIGN §1 split invariance: a chunk may end inside a UTF-8 character; "
             "the character is whole in the value for every chunking (decoding each chunk on "
             "its own makes U+FFFD)")
     out.append(case("y_mc_utf8_cjk_string", '{"k": "\u601d\u8003"}',
@@ -588,10 +605,17 @@ def main():
     ap.add_argument("--check", action="store_true", help="compare the files, do not write")
     args = ap.parse_args()
     bad = 0
+    with open(os.path.join(HERE, "mutants.json"), encoding="utf-8") as f:
+        classes = {mu["class"] for mu in json.load(f)["mutants"]}
     for name, make in FILES.items():
         doc = make()
         ids = [c["id"] for c in doc["cases"]]
         assert len(ids) == len(set(ids)), name
+        for c in doc["cases"]:
+            cls = c["source"][len("mutation class "):].split(":")[0]
+            if cls not in classes:
+                print("%s/%s: no mutant of class %s" % (name, c["id"], cls), file=sys.stderr)
+                bad += 1
         n = check(args.sluice, doc)
         bad += n
         text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"

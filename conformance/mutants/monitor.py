@@ -14,6 +14,7 @@ import itertools
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
 from sluice_adapter import BadOption, FilterError, serve  # noqa: E402
 

@@ -152,7 +152,27 @@ def report_text(m, results, args):
     return ok
 
 
+def class_cases(m):
+    """suite/id of every case whose source names a mutation class, by class."""
+    by = {}
+    sys.setrecursionlimit(100000)  # some cases nest 2049 deep
+    root = os.path.join(HERE, "..", "suites")
+    for suite in sorted(os.listdir(root)):
+        d = os.path.join(root, suite)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not name.endswith(".json"):
+                continue
+            with open(os.path.join(d, name), encoding="utf-8") as f:
+                for c in json.load(f)["cases"]:
+                    src = c.get("source", "")
+                    if src.startswith("mutation class "):
+                        cls = src[len("mutation class "):].split(":")[0]
+                        by.setdefault(cls, set()).add("%s/%s" % (suite, c["id"]))
+    return by
+
+
 def report_markdown(m, results, args):
+    mine = class_cases(m)
     print("| mutant | language | class | the bug | killed by | for example |")
     print("|---|---|---|---|---|---|")
     for mu in m["mutants"]:
@@ -161,11 +181,13 @@ def report_markdown(m, results, args):
             continue
         kills, counted = mutant_kills(m, results, mu)
         fam = m["families"][mu["family"]]
-        # independent examples first: cases of the files written for the class
-        ids = sorted(kills, key=lambda c: ("mutation-classes" not in c, c))
+        # the cases written for its class first, then those failing it in most split modes
+        own = mine.get(mu["class"], set())
+        ids = sorted(kills, key=lambda c: (c not in own, -len(kills[c]), c))
         examples = ", ".join("`%s`" % c.split("/", 1)[1] for c in ids[:3])
         print("| `%s` | %s | %s | %s | %d of %d | %s |" % (
-            mu["name"], fam["language"], mu["class"], mu["bug"], len(kills), counted, examples))
+            mu["name"], fam["language"], mu["class"], mu["bug"].replace("|", "\\|"),
+            len(kills), counted, examples))
 
 
 def main():
