@@ -98,7 +98,9 @@ def run_one(args, m, job):
     kind, name = job
     if kind == "control":
         fam = m["families"][name]
-        suites = sorted({s for mu in m["mutants"] if mu["family"] == name for s in mu["suites"]})
+        suites = {s for mu in m["mutants"] if mu["family"] == name for s in mu["suites"]}
+        # a whole suite covers its files
+        suites = sorted(s for s in suites if s.split("/")[0] == s or s.split("/")[0] not in suites)
         impl, extra = command(fam["impl"], args), fam.get("args", [])
     else:
         mu = next(x for x in m["mutants"] if x["name"] == name)
