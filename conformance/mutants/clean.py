@@ -5,13 +5,11 @@ pass every case). Step 1 is think.py's anchored mode, composed.
 
     python3 clean.py [BUG]
 """
-import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
-from sluice_adapter import BadOption, FilterError, serve  # noqa: E402
+import mutant  # noqa: E402  (the adapter on the path)
+from sluice_adapter import BadOption, FilterError  # noqa: E402
 from think import Collect, ThinkCore, nbytes  # noqa: E402
 
 # The bugs, by name (conformance/mutants/mutants.json describes each). The
@@ -262,14 +260,5 @@ class Clean:
         return self.col.take()
 
 
-def main(argv):
-    bug = argv[1] if len(argv) > 1 else None
-    if bug is not None and bug not in BUGS:
-        sys.stderr.write("clean.py: no bug %r (one of: %s)\n" % (bug, ", ".join(BUGS)))
-        return 2
-    serve({"clean": lambda options: Clean(options, bug)})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(mutant.main("clean", BUGS, Clean))

@@ -6,12 +6,11 @@ suites (without a name: the control, which must pass every case).
 
 It works on bytes (tokens are exact bytes, the header bound counts bytes).
 """
-import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
-from sluice_adapter import BadOption, serve  # noqa: E402
+import mutant  # noqa: E402  (the adapter on the path)
+from sluice_adapter import BadOption  # noqa: E402
 
 # The bugs, by name (conformance/mutants/mutants.json describes each).
 BUGS = ("fold-channel", "header-code-points", "header-cuts-utf8", "per-chunk",
@@ -281,14 +280,5 @@ class Harmony:
         return self.out
 
 
-def main(argv):
-    bug = argv[1] if len(argv) > 1 else None
-    if bug is not None and bug not in BUGS:
-        sys.stderr.write("harmony.py: no bug %r (one of: %s)\n" % (bug, ", ".join(BUGS)))
-        return 2
-    serve({"harmony": lambda options: Harmony(options, bug)})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(mutant.main("harmony", BUGS, Harmony))

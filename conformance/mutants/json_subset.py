@@ -14,12 +14,11 @@ options) it answers "unsupported", so such cases are skipped, never failed.
 It sends everything at the end of the stream (run with --latency off).
 """
 import json
-import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
-from sluice_adapter import FilterError, Unsupported, serve  # noqa: E402
+import mutant  # noqa: E402  (the adapter on the path)
+from sluice_adapter import FilterError, Unsupported  # noqa: E402
 
 # The bugs, by name (conformance/mutants/mutants.json describes each).
 BUGS = ("close-counting", "utf8-replace", "drop-dangling-key", "string-left-open")
@@ -114,32 +113,30 @@ class Parser:
                 return
             if lit.startswith(s[i:]):
                 raise Unsupported("a cut literal")
-        j = i
-        if j < len(s) and s[j] == "-":
+
+        def digits(j):
+            """The end of one or more ASCII digits from j."""
+            k = j
+            while k < len(s) and "0" <= s[k] <= "9":
+                k += 1
+            if k == j:
+                raise Unsupported("a cut or bad number")
+            return k
+
+        j = i + 1 if s[i:i + 1] == "-" else i
+        if s[j:j + 1] == "0":
             j += 1
-        if j < len(s) and s[j] == "0":
-            j += 1
-        elif j < len(s) and s[j].isdigit() and s[j].isascii():
-            while j < len(s) and "0" <= s[j] <= "9":
-                j += 1
+        elif s[j:j + 1].isdigit() and s[j].isascii():
+            j = digits(j)
         else:
             raise Unsupported("not a JSON value")
-        if j < len(s) and s[j] == ".":
+        if s[j:j + 1] == ".":
+            j = digits(j + 1)
+        if s[j:j + 1] in ("e", "E"):
             j += 1
-            k = j
-            while j < len(s) and "0" <= s[j] <= "9":
+            if s[j:j + 1] in ("+", "-"):
                 j += 1
-            if j == k:
-                raise Unsupported("a cut or bad number")
-        if j < len(s) and s[j] in "eE":
-            j += 1
-            if j < len(s) and s[j] in "+-":
-                j += 1
-            k = j
-            while j < len(s) and "0" <= s[j] <= "9":
-                j += 1
-            if j == k:
-                raise Unsupported("a cut or bad number")
+            j = digits(j)
         if j < len(s) and (s[j].isdigit() or s[j] in ".eE"):
             raise Unsupported("a number with a leading zero")
         self.out.append(s[i:j])
@@ -304,14 +301,5 @@ class Repairer:
         return out
 
 
-def main(argv):
-    bug = argv[1] if len(argv) > 1 else None
-    if bug is not None and bug not in BUGS:
-        sys.stderr.write("json_subset.py: no bug %r (one of: %s)\n" % (bug, ", ".join(BUGS)))
-        return 2
-    serve({"json": lambda options: Repairer(options, bug)})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(mutant.main("json", BUGS, Repairer))

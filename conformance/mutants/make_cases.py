@@ -30,6 +30,16 @@ def ev_thought(tag, text, complete=True):
     return {"type": "thought", "tag": tag, "text": text, "complete": complete}
 
 
+def suite(filter_name, cases, **fields):
+    """A case file: the filter, what it is for, its cases."""
+    doc = {"filter": filter_name,
+           "comment": "the classes of %s bugs the mutants of conformance/mutants/ stand for, "
+                      "at least three independent cases each" % filter_name}
+    doc.update(fields)
+    doc["cases"] = cases
+    return doc
+
+
 def case(cid, inp, expect, source, options=None, chunks=None, note=None):
     c = {"id": cid}
     if options is not None:
@@ -45,6 +55,51 @@ def case(cid, inp, expect, source, options=None, chunks=None, note=None):
 
 
 # ---------------------------------------------------------------- think --
+
+def step_one_cases(grace, block, opts):
+    """Cases of anchored think that clean's step 1 shares: opts(grace=,
+    max_block=, only_closing=) gives each filter's options."""
+    return [
+        case("y_mc_grace_two_byte_chars", "\u00e9" * 5 + "<think>x</think>y",
+             {"text": "\u00e9" * 5 + "y", "thought": "x", "markup": "<think></think>",
+              "events": [ev_thought("<think>", "x")]},
+             grace + ": the tag starts at index 5 (byte 10), grace 6", options=opts(grace=6)),
+        case("n_mc_max_block_two_byte_chars", "<think>" + "\u00e9" * 6 + "</think>x",
+             {"error": {"code": "limit", "offset": 15}},
+             block + ": 6 code points, 12 bytes, max_block 8 (offset 7 + 8)",
+             options=opts(max_block=8)),
+        case("n_mc_max_block_expect_only_closing_keep", "\U0001f914" * 3 + "</think>a",
+             {"error": {"code": "limit", "offset": 8}},
+             block + ": expect_only_closing with missing_close keep holds the text; 3 code "
+             "points, 12 bytes, max_block 8", options=opts(max_block=8, only_closing=True)),
+        case("n_mc_max_block_offset_in_bytes", "<think>" + "\u00e9" * 3 + "</think>",
+             {"error": {"code": "limit", "offset": 9}},
+             block + ": max_block 2 holds one two-byte character; byte 9 does not fit",
+             options=opts(max_block=2)),
+    ]
+
+
+def think_options(grace=None, max_block=None, only_closing=False):
+    o = {"mode": "anchored"}
+    if grace is not None:
+        o["grace_period"] = grace
+    if only_closing:
+        o.update(expect_only_closing=True, missing_close="keep")
+    if max_block is not None:
+        o["max_block"] = max_block
+    return o
+
+
+def clean_options(grace=None, max_block=None, only_closing=False):
+    o = {"endpoint": {"removeThinking": True}}
+    if grace is not None:
+        o["endpoint"]["openingTagGracePeriod"] = grace
+    if only_closing:
+        o["endpoint"]["expectOnlyClosingThinkTag"] = True  # missing_close keep is clean's default
+    if max_block is not None:
+        o["sluice"] = {"max_block": max_block}
+    return o
+
 
 def think_cases():
     out = []
@@ -164,11 +219,6 @@ def think_cases():
     grace = ("grace-code-points: DESIGN §1 counting and §2 think anchored: the grace window "
              "counts code points, not bytes (a byte-counting port disagrees, SOURCES.md "
              "§think)")
-    out.append(case("y_mc_grace_two_byte_chars", "\u00e9" * 5 + "<think>x</think>y",
-                    {"text": "\u00e9" * 5 + "y", "thought": "x", "markup": "<think></think>",
-                     "events": [ev_thought("<think>", "x")]},
-                    grace + ": the tag starts at index 5 (byte 10), grace 6",
-                    options={"mode": "anchored", "grace_period": 6}))
     out.append(case("y_mc_grace_three_byte_chars", "\u601d\u8003\u4e2d\u3002<think>x</think>y",
                     {"text": "\u601d\u8003\u4e2d\u3002y", "thought": "x",
                      "markup": "<think></think>", "events": [ev_thought("<think>", "x")]},
@@ -187,34 +237,17 @@ def think_cases():
 
     block = ("max-block-bytes: DESIGN §1 counting: sizes that bound memory (max_block) count "
              "bytes; limit at the first byte of the block that does not fit")
-    out.append(case("n_mc_max_block_two_byte_chars", "<think>" + "\u00e9" * 6 + "</think>x",
-                    {"error": {"code": "limit", "offset": 15}},
-                    block + ": 6 code points, 12 bytes, max_block 8 (offset 7 + 8)",
-                    options={"mode": "anchored", "max_block": 8}))
     out.append(case("n_mc_max_block_three_byte_chars", "<think>" + "\u20ac" * 4 + "</think>x",
                     {"error": {"code": "limit", "offset": 17}},
                     block + ": 4 code points, 12 bytes, max_block 10 (offset 7 + 10)",
                     options={"mode": "anchored", "max_block": 10}))
-    out.append(case("n_mc_max_block_keep_emoji", "\U0001f914" * 3 + "</think>a",
-                    {"error": {"code": "limit", "offset": 8}},
-                    block + ": expect_only_closing with missing_close keep holds the text; 3 "
-                    "code points, 12 bytes, max_block 8",
-                    options={"mode": "anchored", "expect_only_closing": True,
-                             "missing_close": "keep", "max_block": 8}))
-    out.append(case("n_mc_max_block_offset_in_bytes", "<think>" + "\u00e9" * 3 + "</think>",
-                    {"error": {"code": "limit", "offset": 9}},
-                    block + ": max_block 2 fits one two-byte character; the third byte "
-                    "(offset 9) does not fit",
-                    options={"mode": "anchored", "max_block": 2}))
     out.append(case("y_mc_max_block_bytes_exact", "<think>" + "\u00e9" * 6 + "</think>x",
                     {"text": "x", "thought": "\u00e9" * 6, "markup": "<think></think>",
                      "events": [ev_thought("<think>", "\u00e9" * 6)]},
                     block + ": 12 bytes fit max_block 12 exactly",
                     options={"mode": "anchored", "max_block": 12}))
-    return {"filter": "think",
-            "comment": "the classes of think bugs the mutants of conformance/mutants/ stand "
-                       "for, at least three independent cases each",
-            "cases": out}
+    out += step_one_cases(grace, block, think_options)
+    return suite("think", out)
 
 
 # -------------------------------------------------------------- harmony --
@@ -277,11 +310,7 @@ def harmony_cases():
                     bound + ": the default 256: 32 bytes of role part, then 80 three-byte "
                     "characters (112 code points, 272 bytes); 224 bytes of room hold 74 whole "
                     "characters and two bytes of the 75th, which moves to the content"))
-    return {"filter": "harmony",
-            "comment": "the classes of harmony bugs the mutants of conformance/mutants/ stand "
-                       "for, at least three independent cases each",
-            "options": {},
-            "cases": out}
+    return suite("harmony", out, options={})
 
 
 # -------------------------------------------------------------- monitor --
@@ -344,10 +373,7 @@ def monitor_cases():
         out.append(case("y_mc_phase2_overlapping_marker_" + name, t,
                         {"text": t, "events": [ev_stop("repetition", len(t))]},
                         chain + ": " + note, options={"repetition_interval": len(t)}))
-    return {"filter": "monitor",
-            "comment": "the classes of monitor bugs the mutants of conformance/mutants/ stand "
-                       "for, at least three independent cases each",
-            "cases": out}
+    return suite("monitor", out)
 
 
 # ---------------------------------------------------------------- clean --
@@ -358,11 +384,6 @@ def clean_cases():
     grace = ("grace-code-points: DESIGN §1 counting and §2 clean step 1: "
              "openingTagGracePeriod counts code points, not bytes (SOURCES.md §think: a "
              "byte-counting port disagrees)")
-    out.append(case("y_mc_grace_two_byte_chars", "\u00e9" * 5 + "<think>x</think>y",
-                    {"text": "\u00e9" * 5 + "y", "thought": "x", "markup": "<think></think>",
-                     "events": [ev_thought("<think>", "x")]},
-                    grace + ": the tag starts at index 5 (byte 10), grace 6",
-                    options={"endpoint": dict(think, openingTagGracePeriod=6)}))
     out.append(case("y_mc_grace_leading_ideographic_spaces",
                     "\u3000\u3000" + "\u00e9" * 3 + "<think>x</think>y",
                     {"text": "\u00e9" * 3 + "y", "thought": "x", "markup": "<think></think>",
@@ -397,24 +418,12 @@ def clean_cases():
 
     block = ("max-block-bytes: DESIGN §1 counting: sluice.max_block bounds memory and counts "
              "bytes; limit at the first byte of the block that does not fit")
-    out.append(case("n_mc_max_block_two_byte_chars", "<think>" + "\u00e9" * 6 + "</think>x",
-                    {"error": {"code": "limit", "offset": 15}},
-                    block + ": 6 code points, 12 bytes, max_block 8",
-                    options={"endpoint": think, "sluice": {"max_block": 8}}))
     out.append(case("n_mc_max_block_after_text", "Hi <think>" + "\u20ac" * 4 + "</think>x",
                     {"error": {"code": "limit", "offset": 20}},
                     block + ": 4 code points, 12 bytes from offset 10, max_block 10",
                     options={"endpoint": think, "sluice": {"max_block": 10}}))
-    out.append(case("n_mc_max_block_expect_only_closing", "\U0001f914" * 3 + "</think>a",
-                    {"error": {"code": "limit", "offset": 8}},
-                    block + ": expectOnlyClosingThinkTag with missing_close keep (the default) "
-                    "holds the text; 3 code points, 12 bytes, max_block 8",
-                    options={"endpoint": dict(think, expectOnlyClosingThinkTag=True),
-                             "sluice": {"max_block": 8}}))
-    out.append(case("n_mc_max_block_offset_in_bytes", "<think>" + "\u00e9" * 3 + "</think>",
-                    {"error": {"code": "limit", "offset": 9}},
-                    block + ": max_block 2 holds one two-byte character; byte 9 does not fit",
-                    options={"endpoint": think, "sluice": {"max_block": 2}}))
+
+    out += step_one_cases(grace, block, clean_options)
 
     ws = ("max-whitespace: the clean suite's README: sluice.max_whitespace caps every run of "
           "whitespace in the text after step 6 (held or not, so the verdict does not depend "
@@ -435,10 +444,7 @@ def clean_cases():
                     {"error": {"code": "limit", "offset": 5}},
                     ws + ": 5 line feeds from offset 1, cap 4",
                     options={"endpoint": trim, "sluice": {"max_whitespace": 4}}))
-    return {"filter": "clean",
-            "comment": "the classes of clean bugs the mutants of conformance/mutants/ stand "
-                       "for, at least three independent cases each",
-            "cases": out}
+    return suite("clean", out)
 
 
 # ----------------------------------------------------------------- json --
@@ -524,11 +530,7 @@ def json_cases():
                     ok('["\u00e9"]', ["\u00e9"], True,
                        [ev_repair("unclosed_string", 4), ev_repair("unclosed_container", 4)]),
                     utf8 + " (a string cut off after it)"))
-    return {"filter": "json",
-            "comment": "the classes of json bugs the mutants of conformance/mutants/ stand for, "
-                       "at least three independent cases each",
-            "options": {},
-            "cases": out}
+    return suite("json", out, options={})
 
 
 FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases,

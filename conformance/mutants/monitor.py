@@ -11,12 +11,11 @@ counts it.
 """
 import bisect
 import itertools
-import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
-from sluice_adapter import BadOption, FilterError, serve  # noqa: E402
+import mutant  # noqa: E402  (the adapter on the path)
+from sluice_adapter import BadOption, FilterError  # noqa: E402
 
 # The bugs, by name (conformance/mutants/mutants.json describes each).
 BUGS = ("check-per-feed", "crlf-per-chunk", "bytes", "ascii-whitespace", "doc-reps-table",
@@ -27,6 +26,7 @@ DOC_SEED = {7: 20, 8: 18, 9: 17, 10: 16}  # the 2025-06-29 document's table
 KEYS = ("profile", "max_length", "whitespace_interval", "repetition_interval",
         "whitespace_threshold", "quasi", "weighted", "max_history")
 ASCII_SPACE = " \t\n\r\x0b\x0c"
+WEIGHT = {"\n": 8, "\r": 8, "\t": 4}  # profile current; any other whitespace weighs 1
 
 
 def nbytes(s):
@@ -76,17 +76,19 @@ class Monitor:
         return (100 + 8 * (L - 1)) // L if L <= 30 else 10
 
     def match(self, s, L, r):
-        n = len(s)
-        p = s[n - L:]
+        """S ends with its last L code points repeated r times: back to back
+        (exact), or each copy the nearest before the next with a gap shorter
+        than L (quasi)."""
+        p = s[len(s) - L:]
         if not self.quasi:
-            return r * L <= n and s.endswith(p * r)
-        count, pos = 1, n - L
-        while count < r and pos > 0:
-            q = s.rfind(p, 0, pos)
-            if q < 0 or pos - (q + L) >= L:
-                break
-            count, pos = count + 1, q
-        return count >= r
+            return r * L <= len(s) and s.endswith(p * r)
+        copies, end = 1, len(s) - L  # end: where the earliest copy found starts
+        while copies < r:
+            before = s.rfind(p, 0, end)
+            if before < 0 or end - before - L >= L:
+                return False
+            copies, end = copies + 1, before
+        return True
 
     def detect(self, s):
         n = len(s)
@@ -126,17 +128,10 @@ class Monitor:
         w = 0
         for j in range(i, end):
             c = s[j]
-            if c == "\n":
-                after_cr = j > i and s[j - 1] == "\r"
-                if self.bug == "crlf-per-chunk" and j in self.feed_starts:
-                    after_cr = False  # the previous chunk is gone
-                w += 0 if after_cr else 8
-            elif c == "\r":
-                w += 8
-            elif c == "\t":
-                w += 4
-            else:
-                w += 1
+            after_cr = c == "\n" and j > i and s[j - 1] == "\r"
+            if after_cr and self.bug == "crlf-per-chunk" and j in self.feed_starts:
+                after_cr = False  # the previous chunk is gone
+            w += 0 if after_cr else WEIGHT.get(c, 1)  # \r\n is one line break
         return w
 
     def verdict(self, due, end):
@@ -237,14 +232,5 @@ class Monitor:
         return out
 
 
-def main(argv):
-    bug = argv[1] if len(argv) > 1 else None
-    if bug is not None and bug not in BUGS:
-        sys.stderr.write("monitor.py: no bug %r (one of: %s)\n" % (bug, ", ".join(BUGS)))
-        return 2
-    serve({"monitor": lambda options: Monitor(options, bug)})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(mutant.main("monitor", BUGS, Monitor))

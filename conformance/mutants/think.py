@@ -10,13 +10,12 @@ bytes as lone surrogates), so a tag, a grace window or a hold-back is decided
 on whole characters; sizes that DESIGN §1 counts in bytes are counted on the
 characters' UTF-8 encoding.
 """
-import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
-from sluice_adapter import BadOption, FilterError, serve  # noqa: E402
+import mutant  # noqa: E402  (the adapter on the path)
+from sluice_adapter import BadOption, FilterError  # noqa: E402
 
 # The bugs, by name (conformance/mutants/mutants.json describes each).
 BUGS = (
@@ -491,14 +490,5 @@ class Think:
         return out
 
 
-def main(argv):
-    bug = argv[1] if len(argv) > 1 else None
-    if bug is not None and bug not in BUGS:
-        sys.stderr.write("think.py: no bug %r (one of: %s)\n" % (bug, ", ".join(BUGS)))
-        return 2
-    serve({"think": lambda options: Think(options, bug)})
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(mutant.main("think", BUGS, Think))
