@@ -66,7 +66,7 @@ def conform(args, impl, suites, extra, jobs):
     if p.returncode == 2 or not cases:
         raise RuntimeError("sluice conform failed to run %s (exit %d):\n%s"
                            % (impl, p.returncode, err[-2000:]))
-    return cases, secs, err
+    return cases, secs, err, p.returncode
 
 
 def killers(cases, counted=None):
@@ -108,9 +108,9 @@ def run_one(args, m, job):
         suites = mu["suites"]
         impl = command(fam["impl"], args) + " " + mu.get("bug_arg", mu["name"].split("-", 1)[1])
         extra = fam.get("args", [])
-    cases, secs, err = conform(args, impl, suites, extra, args.conform_jobs)
+    cases, secs, err, rc = conform(args, impl, suites, extra, args.conform_jobs)
     return {"kind": kind, "name": name, "suites": suites, "cases": cases, "seconds": secs,
-            "stderr": err}
+            "stderr": err, "exit": rc}
 
 
 def mode_summary(kills):
@@ -129,12 +129,16 @@ def report_text(m, results, args):
         if not r:
             continue
         kills = killers(r["cases"])
-        status = "ok" if not kills else "FAILED"
-        ok &= not kills
+        # a case can fail as a whole (a pinned max_held) with every split mode passing:
+        # the exit status says so
+        status = "ok" if not kills and r["exit"] == 0 else "FAILED"
+        ok &= status == "ok"
         print("  %-10s %-7s %4d cases  %6.1f s  %s" % (name, status, len(r["cases"]), r["seconds"],
                                                      " ".join(r["suites"])))
         for case, modes in sorted(kills.items()):
             print("      fails %s (%s)" % (case, ", ".join(modes)))
+        if status != "ok" and not kills:
+            print("      sluice conform exited with %d:\n%s" % (r["exit"], r["stderr"][-1500:]))
     print("\nmutants (each must be killed by at least %d cases):" % args.min_kills)
     for mu in m["mutants"]:
         r = results.get(("mutant", mu["name"]))
@@ -145,12 +149,14 @@ def report_text(m, results, args):
         ok &= enough
         print("  %-32s %-8s killed by %3d of %3d cases  %6.1f s" % (
             mu["name"], "ok" if enough else "SURVIVES", len(kills), counted, r["seconds"]))
-        if args.verbose or not enough:
+        if not enough:
             print("      class: %s; bug: %s" % (mu["class"], mu["bug"]))
-            for case, modes in sorted(kills.items()):
-                print("      killed by %s (%s)" % (case, ", ".join(sorted(modes))))
-        elif kills:
-            print("      by split mode: %s" % mode_summary(kills))
+        shown = sorted(kills.items()) if args.verbose else sorted(kills.items())[:3]
+        for case, modes in shown:
+            print("      killed by %s (%s)" % (case, ", ".join(sorted(modes))))
+        if len(shown) < len(kills):
+            print("      ... %d more (-v lists them); by split mode: %s"
+                  % (len(kills) - len(shown), mode_summary(kills)))
     return ok
 
 
