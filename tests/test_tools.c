@@ -142,7 +142,7 @@ static void test_answers(void) {
                           "\"text_b64\": \"Yg==\", \"tag\": \"think\", \"type\": \"thought\"}]}",
                           0, NULL);
   answer_from_json(&a, ok);
-  diff_opts d = {1, 0, 0};
+  diff_opts d = {.offsets = 1};
   /* thought differs ("b" against none): one field */
   CHECK(answer_diff(&e, &a, &d, NULL, "") == 1);
   tbuf out = {0};
@@ -162,6 +162,32 @@ static void test_answers(void) {
   answer_from_json(&a, ok);
   CHECK(answer_diff(&e, &a, &d, NULL, "") == 0);
   answer_free(&a);
+  /* What another implementation can express (sluice diff): an answer of
+   * text and thought alone is compared in those fields only. */
+  json_t *peer = json_loads("{\"ok\": true, \"text\": \"ac\", \"thought\": \"\"}", 0, NULL);
+  answer_from_json(&a, peer);
+  CHECKF(answer_fields(&a) == ((1u << SLUICE_TEXT) | (1u << SLUICE_THOUGHT)), "fields %x",
+         answer_fields(&a));
+  diff_opts masked = {.fields = answer_fields(&a)};
+  CHECK(answer_diff(&e, &a, &masked, NULL, "") == 0);
+  CHECK(answer_diff(&e, &a, &d, NULL, "") > 0); /* unmasked: channels and events missing */
+  answer_free(&a);
+  json_object_set_new(peer, "thought", json_string("B"));
+  answer_from_json(&a, peer);
+  CHECK(answer_diff(&e, &a, &masked, NULL, "") == 1);
+  answer_free(&a);
+  json_decref(peer);
+  /* Error codes: compared unless ignore_codes (each names its errors). */
+  answer x, y;
+  answer_init(&x);
+  answer_init(&y);
+  answer_set_error(&x, "invalid_json", "", 3);
+  answer_set_error(&y, "SyntaxError", "Unexpected token", 5);
+  CHECK(answer_diff(&x, &y, &d, NULL, "") == 1);
+  diff_opts any = {.offsets = 1, .ignore_codes = 1};
+  CHECK(answer_diff(&x, &y, &any, NULL, "") == 0);
+  answer_free(&x);
+  answer_free(&y);
   answer_free(&e);
   tbuf_free(&out);
   json_decref(ok);

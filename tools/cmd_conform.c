@@ -30,30 +30,13 @@ static const char conform_usage[] =
     "setup error (the implementation cannot start, or dies or stays silent before\n"
     "its first answer).\n"
     "\n"
-    "Selecting:\n"
-    "  --suite NAME        a suite (think) or one file of it (think/anchored.json);\n"
-    "                      repeatable; default: every suite\n"
-    "  --suites DIR        the suites folder (default: $SLUICE_SUITES, else the\n"
-    "                      installed one beside the executable, else the source tree's)\n"
-    "  --case TEXT         only cases whose id contains TEXT; repeatable\n"
-    "  --skip FILE         known failures: lines \"CASE-ID reason\" (# comments); such a\n"
-    "                      case counts as skipped, and one that passes is reported\n"
+    "%s"
+    "Known failures:\n"
+    "  --skip FILE         lines \"CASE-ID reason\" (# comments); such a case counts\n"
+    "                      as skipped, and one that passes is reported\n"
     "Implementation:\n"
     "  --impl COMMAND      the command to check (run with sh -c, in its own process\n"
     "                      group; its stderr is passed through, capped)\n"
-    "  --timeout SECONDS   per request: no answer line within it ends the process\n"
-    "                      (default 10); it is restarted for the next request\n"
-    "  --max-answer BYTES  longest answer line accepted (default: 8 MiB plus 32\n"
-    "                      bytes per input byte of the case)\n"
-    "  --impl-stderr BYTES stderr passed through per process (default 65536)\n"
-    "  --deadline SECONDS  for the whole run; cases not run by then fail it\n"
-    "  -j, --jobs N        cases run on N workers (default: the number of cores)\n"
-    "Split modes:\n"
-    "  --modes LIST        comma-separated split modes to run (default: all)\n"
-    "  --max-exhaustive N  all 2^(n-1) cuttings of inputs up to N bytes (default 16)\n"
-    "  --max-pairs N       every pair of cuts for inputs up to N bytes (default 48)\n"
-    "  --random N          seeded random cuttings per case (default 32)\n"
-    "  --seed N            seed of the random cuttings (default 1)\n"
     "  --latency POLICY    fail (default), warn or off: what a latency failure does\n"
     "                      (the streaming modes compare, after every feed, what was\n"
     "                      released with what the reference releases)\n"
@@ -61,7 +44,6 @@ static const char conform_usage[] =
     "  --format FMT        text (default), tap, junit (XML; the table and closing\n"
     "                      line go to stderr) or json (a JSON line per case and split\n"
     "                      mode, with timings; the table goes to stderr)\n"
-    "  --full-chunkings    print failing chunkings whole, not shortened\n"
     "  -q, --quiet         print only failures, skips and the tables\n"
     "  -h, --help          this text\n"
     "\n"
@@ -71,20 +53,12 @@ static const char conform_usage[] =
 
 enum fmt { F_TEXT, F_TAP, F_JUNIT, F_JSON };
 
-typedef struct skip_entry {
-  char *id, *reason;
-} skip_entry;
-
 typedef struct conf {
+  runargs ra; /* the options shared with sluice diff */
   check_opts co;
-  impl_opts io;
   const char *impl;
   int format, quiet, jobs;
-  double deadline_secs;
-  int max_answer_set;
-  skip_entry *skips;
-  size_t nskips;
-  const char *skip_file;
+  idnotes skips;
 } conf;
 
 typedef struct shared {
@@ -100,39 +74,6 @@ typedef struct shared {
   int setup_error;
   char *setup_msg;
 } shared;
-
-static const skip_entry *find_skip(const conf *cf, const tcase *c) {
-  for (size_t i = 0; i < cf->nskips; i++) {
-    const char *id = cf->skips[i].id, *slash = strchr(id, '/');
-    if (slash ? (strncmp(id, c->suite, (size_t)(slash - id)) == 0 &&
-                 strlen(c->suite) == (size_t)(slash - id) && strcmp(slash + 1, c->id) == 0)
-              : strcmp(id, c->id) == 0)
-      return &cf->skips[i];
-  }
-  return NULL;
-}
-
-static int load_skips(conf *cf, const char *path) {
-  tbytes b;
-  if (read_file("conform", path, &b, 16 << 20)) return -1;
-  char *save = NULL;
-  for (char *line = strtok_r(b.p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    while (*line == ' ' || *line == '\t') line++;
-    if (!*line || *line == '#') continue;
-    char *end = line;
-    while (*end && *end != ' ' && *end != '\t' && *end != '\r') end++;
-    char *reason = end;
-    while (*reason == ' ' || *reason == '\t') reason++;
-    size_t rl = strlen(reason);
-    while (rl && (reason[rl - 1] == '\r' || reason[rl - 1] == ' ')) rl--;
-    cf->skips = xrealloc(cf->skips, xmul(cf->nskips + 1, sizeof *cf->skips));
-    cf->skips[cf->nskips].id = xstrndup(line, (size_t)(end - line));
-    cf->skips[cf->nskips].reason = rl ? xstrndup(reason, rl) : xstrdup("(no reason given)");
-    cf->nskips++;
-  }
-  free(b.p);
-  return 0;
-}
 
 static void *worker(void *arg) {
   shared *sh = ((void **)arg)[0];
@@ -265,22 +206,6 @@ static void print_case(FILE *out, const conf *cf, const tcase *c, const case_res
   tbuf_free(&b);
 }
 
-static void xml_escape(tbuf *b, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '<': tbuf_xadds(b, "&lt;"); break;
-    case '>': tbuf_xadds(b, "&gt;"); break;
-    case '&': tbuf_xadds(b, "&amp;"); break;
-    case '"': tbuf_xadds(b, "&quot;"); break;
-    default:
-      /* XML 1.0 allows no other control characters, even escaped. */
-      if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') tbuf_xadds(b, "?");
-      else tbuf_xadd(b, s + i, 1);
-    }
-  }
-}
-
 static int is_error(const case_result *r) {
   return r->summary && (strstr(r->report.p ? r->report.p : "", "impl_died:") ||
                         strstr(r->report.p ? r->report.p : "", "impl_timeout:"));
@@ -317,19 +242,19 @@ static void write_junit(FILE *out, const conf *cf, const caselist *cl, const cas
       j++;
     }
     tbuf_xadds(&b, "  <testsuite name=\"");
-    xml_escape(&b, cl->v[i].suite, strlen(cl->v[i].suite));
+    markup_escape(&b, cl->v[i].suite, strlen(cl->v[i].suite));
     tbuf_xprintf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                      "time=\"%.3f\" timestamp=\"%s\" hostname=\"",
                  j - i, sf, se, ss, st, stamp);
-    xml_escape(&b, host, strlen(host));
+    markup_escape(&b, host, strlen(host));
     tbuf_xadds(&b, "\">\n");
     for (size_t k = i; k < j; k++) {
       const tcase *c = &cl->v[k];
       const case_result *r = &res[k];
       tbuf_xadds(&b, "    <testcase classname=\"");
-      xml_escape(&b, c->file, strlen(c->file));
+      markup_escape(&b, c->file, strlen(c->file));
       tbuf_xadds(&b, "\" name=\"");
-      xml_escape(&b, c->id, strlen(c->id));
+      markup_escape(&b, c->id, strlen(c->id));
       tbuf_xprintf(&b, "\" time=\"%.3f\"", r->seconds);
       if (r->status == CASE_PASS) {
         tbuf_xadds(&b, "/>\n");
@@ -340,16 +265,16 @@ static void write_junit(FILE *out, const conf *cf, const caselist *cl, const cas
         const char *why = r->status == CASE_NOT_RUN ? "not run (the deadline passed)"
                                                     : r->note ? r->note : "skipped";
         tbuf_xadds(&b, "      <skipped message=\"");
-        xml_escape(&b, why, strlen(why));
+        markup_escape(&b, why, strlen(why));
         tbuf_xadds(&b, "\"/>\n");
       } else {
         const char *tag = is_error(r) ? "error" : "failure";
         const char *msg = r->summary ? r->summary : "latency";
         tbuf_xprintf(&b, "      <%s message=\"", tag);
-        xml_escape(&b, msg, strlen(msg));
+        markup_escape(&b, msg, strlen(msg));
         tbuf_xprintf(&b, "\" type=\"%s\">", r->report.n ? "output" : "latency");
-        if (r->report.n) xml_escape(&b, r->report.p, r->report.n);
-        if (r->latency_report.n) xml_escape(&b, r->latency_report.p, r->latency_report.n);
+        if (r->report.n) markup_escape(&b, r->report.p, r->report.n);
+        if (r->latency_report.n) markup_escape(&b, r->latency_report.p, r->latency_report.n);
         tbuf_xprintf(&b, "</%s>\n", tag);
       }
       tbuf_xadds(&b, "    </testcase>\n");
@@ -392,67 +317,25 @@ static void print_tables(FILE *tf, const conf *cf, const caselist *cl, const cas
 
 /* ---------------- arguments ---------------- */
 
-static int parse_modes(const char *list, unsigned *out) {
-  *out = 1u << M_WHOLE;
-  char *copy = xstrdup(list), *save = NULL;
-  int rc = 0;
-  for (char *m = strtok_r(copy, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-    int found = 0;
-    for (int i = 0; i < M_COUNT; i++)
-      if (strcmp(split_mode_names[i], m) == 0) {
-        *out |= 1u << i;
-        found = 1;
-      }
-    if (!found) {
-      fprintf(stderr, "sluice conform: unknown split mode \"%s\" (see --help)\n", m);
-      rc = -1;
-    }
-  }
-  free(copy);
-  return rc;
-}
-
-static int number_arg(const char *opt, const char *v, uint64_t *out) {
-  if (parse_u64(v, out)) {
-    fprintf(stderr, "sluice conform: %s needs a number, not \"%s\"\n", opt, v ? v : "");
-    return -1;
-  }
-  return 0;
-}
-
-static int parse_args(conf *cf, suite_select *sel, uint64_t *max_answer, int argc, char **argv) {
+static int parse_args(conf *cf, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
+    int common = runargs_parse(&cf->ra, argc, argv, &i);
+    if (common < 0) return -1;
+    if (common) continue;
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    uint64_t u;
-    int takes = 1;
     if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
       cf->quiet = 1;
-      takes = 0;
-    } else if (strncmp(a, "-j", 2) == 0 && a[2]) {
-      uint64_t u2;
-      if (parse_u64(a + 2, &u2) || u2 < 1 || u2 > 256) {
-        fprintf(stderr, "sluice conform: -j must be 1 to 256\n");
-        return -1;
-      }
-      cf->jobs = (int)u2;
-      takes = 0;
-    } else if (strcmp(a, "--full-chunkings") == 0) {
-      cf->co.full_chunkings = 1;
-      takes = 0;
-    } else if (!v) {
+      continue;
+    }
+    if (!v) {
       fprintf(stderr, "sluice conform: unknown or incomplete option \"%s\" (see --help)\n", a);
       return -1;
-    } else if (strcmp(a, "--suite") == 0) {
-      sel->suites[sel->nsuites++] = v;
-    } else if (strcmp(a, "--suites") == 0) {
-      sel->dir = v;
-    } else if (strcmp(a, "--case") == 0) {
-      sel->cases[sel->ncases++] = v;
-    } else if (strcmp(a, "--impl") == 0) {
+    }
+    i++;
+    if (strcmp(a, "--impl") == 0) {
       cf->impl = v;
     } else if (strcmp(a, "--skip") == 0) {
-      cf->skip_file = v;
-      if (load_skips(cf, v)) return -1;
+      if (idnotes_load(&cf->skips, "conform", v)) return -1;
     } else if (strcmp(a, "--format") == 0) {
       if (strcmp(v, "text") == 0) cf->format = F_TEXT;
       else if (strcmp(v, "tap") == 0) cf->format = F_TAP;
@@ -463,96 +346,42 @@ static int parse_args(conf *cf, suite_select *sel, uint64_t *max_answer, int arg
         return -1;
       }
     } else if (strcmp(a, "--latency") == 0) {
-      if (strcmp(v, "fail") == 0) cf->co.latency = LAT_FAIL;
-      else if (strcmp(v, "warn") == 0) cf->co.latency = LAT_WARN;
-      else if (strcmp(v, "off") == 0) cf->co.latency = LAT_OFF;
+      if (strcmp(v, "fail") == 0) cf->ra.co.latency = LAT_FAIL;
+      else if (strcmp(v, "warn") == 0) cf->ra.co.latency = LAT_WARN;
+      else if (strcmp(v, "off") == 0) cf->ra.co.latency = LAT_OFF;
       else {
         fprintf(stderr, "sluice conform: --latency must be fail, warn or off\n");
         return -1;
       }
-    } else if (strcmp(a, "--modes") == 0) {
-      if (parse_modes(v, &cf->co.modes)) return -1;
-    } else if (strcmp(a, "--timeout") == 0 || strcmp(a, "--deadline") == 0) {
-      char *end;
-      double d = strtod(v, &end);
-      if (*end || !(d > 0)) {
-        fprintf(stderr, "sluice conform: %s needs a positive number of seconds\n", a);
-        return -1;
-      }
-      if (a[2] == 't') cf->io.timeout = d;
-      else cf->deadline_secs = d;
     } else {
-      if (number_arg(a, v, &u)) return -1;
-      if (strcmp(a, "--max-exhaustive") == 0) cf->co.sp.max_exhaustive = (size_t)u;
-      else if (strcmp(a, "--max-pairs") == 0) cf->co.sp.max_pairs = (size_t)u;
-      else if (strcmp(a, "--random") == 0) cf->co.sp.nrandom = (size_t)u;
-      else if (strcmp(a, "--seed") == 0) cf->co.sp.seed = u;
-      else if (strcmp(a, "--max-answer") == 0) *max_answer = u;
-      else if (strcmp(a, "--impl-stderr") == 0) cf->io.stderr_pass = (size_t)u;
-      else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-        if (u < 1 || u > 256) {
-          fprintf(stderr, "sluice conform: %s must be 1 to 256\n", a);
-          return -1;
-        }
-        cf->jobs = (int)u;
-      } else {
-        fprintf(stderr, "sluice conform: unknown option \"%s\" (see --help)\n", a);
-        return -1;
-      }
+      fprintf(stderr, "sluice conform: unknown option \"%s\" (see --help)\n", a);
+      return -1;
     }
-    i += takes;
   }
   return 0;
 }
 
 static void free_conf(conf *cf) {
-  for (size_t i = 0; i < cf->nskips; i++) {
-    free(cf->skips[i].id);
-    free(cf->skips[i].reason);
-  }
-  free(cf->skips);
-  cf->skips = NULL;
-  cf->nskips = 0;
+  idnotes_free(&cf->skips);
+  runargs_free(&cf->ra);
 }
 
 int cmd_conform(int argc, char **argv) {
   if (wants_help(argc, argv)) {
-    fputs(conform_usage, stdout);
+    printf(conform_usage, runargs_usage);
     return 0;
   }
   conf cf;
   memset(&cf, 0, sizeof cf);
-  check_opts_default(&cf.co);
-  cf.io.timeout = 10;
-  cf.io.stderr_pass = 65536;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  cf.jobs = ncpu > 0 ? (int)ncpu : 1;
-  const char **suites = xcalloc((size_t)argc, sizeof *suites);
-  const char **cases = xcalloc((size_t)argc, sizeof *cases);
-  suite_select sel = {NULL, suites, 0, cases, 0};
-  uint64_t max_answer = 0;
-  int bad = parse_args(&cf, &sel, &max_answer, argc, argv);
+  runargs_init(&cf.ra, "conform", argc);
   caselist cl = {0};
-  if (!bad) {
-    if (!sel.dir) sel.dir = suites_dir_default(SLUICE_SUITES_DIR);
-    bad = suites_load(&cl, &sel, "conform");
-    if (!bad && cl.n == 0) {
-      fprintf(stderr, "sluice conform: no cases selected in %s\n", sel.dir);
-      bad = 1;
-    }
-  }
-  free(suites);
-  free(cases);
-  if (bad) {
+  if (parse_args(&cf, argc, argv) || runargs_finish(&cf.ra, &cl, SLUICE_SUITES_DIR)) {
     free_conf(&cf);
     caselist_free(&cl);
     return 2;
   }
-  size_t largest = 0;
-  for (size_t i = 0; i < cl.n; i++)
-    if (cl.v[i].input.n > largest) largest = cl.v[i].input.n;
-  cf.io.max_line = max_answer ? (size_t)max_answer : ((size_t)8 << 20) + 32 * largest;
-  if (cf.deadline_secs > 0) cf.co.deadline = now_seconds() + cf.deadline_secs;
+  cf.co = cf.ra.co;
+  cf.jobs = cf.ra.jobs;
   if ((size_t)cf.jobs > cl.n) cf.jobs = (int)cl.n;
   signal(SIGPIPE, SIG_IGN);
   json_object_seed(1); /* before any thread builds an object */
@@ -566,7 +395,7 @@ int cmd_conform(int argc, char **argv) {
   pthread_mutex_init(&sh.mu, NULL);
   pthread_cond_init(&sh.cv, NULL);
   sh.targets = xcalloc((size_t)cf.jobs, sizeof *sh.targets);
-  for (int j = 0; j < cf.jobs; j++) target_init(&sh.targets[j], cf.impl, &cf.io);
+  for (int j = 0; j < cf.jobs; j++) target_init(&sh.targets[j], cf.impl, &cf.ra.io);
   double t0 = now_seconds();
   FILE *out = stdout;
   if (cf.format == F_TAP) fprintf(out, "TAP version 13\n");
@@ -587,7 +416,7 @@ int cmd_conform(int argc, char **argv) {
     if (setup) break;
     case_result *r = &sh.res[i];
     const tcase *c = &cl.v[i];
-    const skip_entry *sk = find_skip(&cf, c);
+    const idnote *sk = idnotes_find(&cf.skips, c);
     if (sk) {
       if (r->status == CASE_FAIL) {
         r->status = CASE_SKIP;
@@ -596,13 +425,14 @@ int cmd_conform(int argc, char **argv) {
         tbuf_free(&r->latency_report);
         free(r->note);
         tbuf nb = {0};
-        tbuf_xprintf(&nb, "known failure (%s): %s", cf.skip_file, sk->reason);
+        tbuf_xprintf(&nb, "known failure (%s): %s", cf.skips.path,
+                     *sk->note ? sk->note : "(no reason given)");
         r->note = tbuf_take(&nb, NULL);
       } else if (r->status == CASE_PASS) {
         free(r->note);
         tbuf nb = {0};
         tbuf_xprintf(&nb, "listed in %s as a known failure, but it passes now: remove it",
-                     cf.skip_file);
+                     cf.skips.path);
         r->note = tbuf_take(&nb, NULL);
       }
     }

@@ -11,6 +11,7 @@ static const char usage[] =
     "Commands:\n"
     "  proto     serve the JSON-lines filter protocol on stdin/stdout\n"
     "  conform   run the golden conformance suites in every split mode\n"
+    "  diff      compare other implementations with sluice, case by case\n"
     "  bench     measure filter throughput and hold-back\n"
     "  mkcorpus  write the conformance cases as fuzz seed corpora\n"
     "  clean     clean an LLM response on stdin with a proxy config (--config FILE)\n"
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench},
+  } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"diff", cmd_diff}, {"bench", cmd_bench},
                 {"mkcorpus", cmd_mkcorpus},
                 {"clean", cmd_clean},
                 {"json", cmd_json},

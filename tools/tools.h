@@ -25,6 +25,7 @@
 #include "common/jsonw.h"
 #include "common/proto.h"
 #include "common/reference.h"
+#include "common/runargs.h"
 #include "common/rng.h"
 #include "common/suite.h"
 #include "common/util.h"
@@ -33,6 +34,7 @@
 /* Subcommands (one file each). Each returns the process exit status. */
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
 int cmd_clean(int argc, char **argv);

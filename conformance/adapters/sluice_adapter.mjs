@@ -19,9 +19,14 @@
 //
 // feed() and finish() return an object of channels (text, thought, other,
 // markup, dropped; missing ones are empty) and optionally `events` (an array
-// of event objects, FORMAT.md). Throw Unsupported for what you do not
+// of event objects, FORMAT.md), or a Promise of one (requests are still
+// served one at a time, in order). Throw Unsupported for what you do not
 // implement (the case counts as skipped), BadOption for a bad option, or
 // FilterError(code, message, offset) for a filter error.
+//
+// Another implementation wrapped for `sluice diff` may not express every
+// field: a filter with `fields = ['text', 'thought']` answers only those
+// (channels, 'events', 'value', 'truncated'), and only they are compared.
 //
 // Text: chunks are decoded as UTF-8 incrementally, so feed() never sees half
 // a character. Bytes that are not UTF-8 cannot survive a JavaScript string;
@@ -34,6 +39,7 @@ import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 
 const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
+const FIELDS = [...CHANNELS, 'events', 'value', 'truncated'];
 
 export class FilterError extends Error {
   constructor(code, message, offset = 0) {
@@ -60,13 +66,15 @@ class Session {
   constructor(factory, options) {
     this.filter = factory(options);
     this.binary = this.filter.binary === true;
+    this.fields = new Set(this.filter.fields || FIELDS);
     this.decoder = new StringDecoder('utf8');
   }
   toBuf(s) { return Buffer.from(s ?? '', this.binary ? 'latin1' : 'utf8'); }
   answer(released) {
     const r = released || {};
     const out = { ok: true };
-    for (const ch of CHANNELS) bytesField(out, ch, this.toBuf(r[ch]));
+    for (const ch of CHANNELS) if (this.fields.has(ch)) bytesField(out, ch, this.toBuf(r[ch]));
+    if (!this.fields.has('events')) return this.valueFields(out, r);
     out.events = (r.events || []).map((ev) => {
       const e = {};
       for (const [k, v] of Object.entries(ev)) {
@@ -75,19 +83,22 @@ class Session {
       }
       return e;
     });
-    if ('value' in r) out.value = r.value;
-    if ('truncated' in r) out.truncated = r.truncated;
+    return this.valueFields(out, r);
+  }
+  valueFields(out, r) {
+    if ('value' in r && this.fields.has('value')) out.value = r.value;
+    if ('truncated' in r && this.fields.has('truncated')) out.truncated = r.truncated;
     return out;
   }
-  feed(buf) {
+  async feed(buf) {
     const data = this.binary ? buf.toString('latin1') : this.decoder.write(buf);
-    return this.answer(data.length ? this.filter.feed(data) : {});
+    return this.answer(data.length ? await this.filter.feed(data) : {});
   }
-  finish() {
+  async finish() {
     const released = { events: [] };
     const rest = this.binary ? '' : this.decoder.end();
-    if (rest.length) Object.assign(released, this.filter.feed(rest) || {});
-    const end = this.filter.finish() || {};
+    if (rest.length) Object.assign(released, (await this.filter.feed(rest)) || {});
+    const end = (await this.filter.finish()) || {};
     for (const ch of CHANNELS) if (end[ch]) released[ch] = (released[ch] || '') + end[ch];
     released.events = [...(released.events || []), ...(end.events || [])];
     if ('value' in end) released.value = end.value;
@@ -104,7 +115,7 @@ function errorAnswer(code, message, offset = 0) {
 // queues and writes them in order; nothing waits for a buffer to fill).
 function write(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
 
-function serveLine(filters, line) {
+async function serveLine(filters, line) {
   let req;
   try { req = JSON.parse(line); } catch (e) { write({ id: null, ...errorAnswer('bad_request', 'invalid JSON: ' + e.message) }); return; }
   const id = req && typeof req === 'object' ? req.id ?? null : null;
@@ -119,13 +130,14 @@ function serveLine(filters, line) {
     return;
   }
   const stream = req.stream === true;
-  const total = { events: [] };
+  const total = {};
   const merge = (part) => {
     for (const ch of CHANNELS) {
-      const b = ch in part ? Buffer.from(part[ch], 'utf8') : Buffer.from(part[ch + '_b64'] || '', 'base64');
+      if (!(ch in part) && !(ch + '_b64' in part)) continue;
+      const b = ch in part ? Buffer.from(part[ch], 'utf8') : Buffer.from(part[ch + '_b64'], 'base64');
       total[ch] = Buffer.concat([total[ch] || Buffer.alloc(0), b]);
     }
-    total.events.push(...part.events);
+    if (part.events) total.events = [...(total.events || []), ...part.events];
     if ('value' in part) total.value = part.value;
     if ('truncated' in part) total.truncated = part.truncated;
   };
@@ -135,12 +147,12 @@ function serveLine(filters, line) {
     const session = new Session(filters[req.filter], req.options || {});
     for (let i = 0; i < chunks.length; i++) {
       at = i;
-      part = session.feed(chunks[i]);
+      part = await session.feed(chunks[i]);
       if (stream) write({ id, feed: i, ...part });
       else merge(part);
     }
     at = 'finish';
-    part = session.finish();
+    part = await session.finish();
   } catch (e) {
     if (!(e instanceof FilterError)) throw e;
     const answer = errorAnswer(e.code, e.message, e.offset);
@@ -150,8 +162,8 @@ function serveLine(filters, line) {
   if (stream) { write({ id, feed: 'finish', ...part }); return; }
   merge(part);
   const out = { ok: true };
-  for (const ch of CHANNELS) bytesField(out, ch, total[ch]);
-  out.events = total.events;
+  for (const ch of CHANNELS) if (ch in total) bytesField(out, ch, total[ch]);
+  if (total.events) out.events = total.events;
   if ('value' in total) out.value = total.value;
   if ('truncated' in total) out.truncated = total.truncated;
   write({ id, ...out });
@@ -161,5 +173,13 @@ function serveLine(filters, line) {
 // filters: { name: (options) => filter }.
 export function serve(filters) {
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  rl.on('line', (line) => { if (line.length) serveLine(filters, line); });
+  let done = Promise.resolve();
+  // One request at a time, in order, even when a filter is asynchronous.
+  rl.on('line', (line) => {
+    if (!line.length) return;
+    done = done.then(() => serveLine(filters, line)).catch((e) => {
+      process.stderr.write(`${e && e.stack ? e.stack : e}\n`);
+      process.exit(1);
+    });
+  });
 }

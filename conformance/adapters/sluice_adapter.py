@@ -29,6 +29,10 @@ character; bytes that are not UTF-8 arrive as lone surrogates
 (errors="surrogateescape") and go back out as the same bytes. A filter with
 `binary = True` gets and returns bytes instead.
 
+Another implementation wrapped for `sluice diff` may not express every
+field: a filter with `fields = ("text", "thought")` answers only those
+(channels, "events", "value", "truncated"), and only they are compared.
+
 Standard library only; Python 3.8 or later.
 """
 
@@ -38,6 +42,7 @@ import json
 import sys
 
 CHANNELS = ("text", "thought", "other", "markup", "dropped")
+FIELDS = CHANNELS + ("events", "value", "truncated")
 
 
 class FilterError(Exception):
@@ -84,16 +89,19 @@ class _Session:
     def __init__(self, factory, options):
         self.filter = factory(options)
         self.binary = getattr(self.filter, "binary", False)
+        self.fields = frozenset(getattr(self.filter, "fields", FIELDS))
         self.decoder = None if self.binary else codecs.getincrementaldecoder("utf-8")("surrogateescape")
 
     def _answer(self, released):
         released = released or {}
         out = {"ok": True}
         for ch in CHANNELS:
-            _bytes_field(out, ch, _as_bytes(released.get(ch, b"" if self.binary else ""), self.binary))
-        out["events"] = [_event(e, self.binary) for e in released.get("events", [])]
+            if ch in self.fields:
+                _bytes_field(out, ch, _as_bytes(released.get(ch, b"" if self.binary else ""), self.binary))
+        if "events" in self.fields:
+            out["events"] = [_event(e, self.binary) for e in released.get("events", [])]
         for k in ("value", "truncated"):
-            if k in released:
+            if k in released and k in self.fields:
                 out[k] = released[k]
         return out
 
@@ -125,7 +133,8 @@ def _merge(total, part):
             continue
         data = part[ch].encode("utf-8") if ch in part else base64.b64decode(part[key])
         total[ch] = total.get(ch, b"") + data
-    total.setdefault("events", []).extend(part["events"])
+    if "events" in part:
+        total.setdefault("events", []).extend(part["events"])
     for k in ("value", "truncated"):
         if k in part:
             total[k] = part[k]
@@ -187,8 +196,10 @@ def _serve_line(filters, line):
     _merge(total, part)
     out = {"ok": True}
     for ch in CHANNELS:
-        _bytes_field(out, ch, total.get(ch, b""))
-    out["events"] = total.get("events", [])
+        if ch in total:
+            _bytes_field(out, ch, total[ch])
+    if "events" in total:
+        out["events"] = total["events"]
     for k in ("value", "truncated"):
         if k in total:
             out[k] = total[k]

@@ -37,6 +37,7 @@ typedef struct answer {
   int has_offset;
   tbytes chan[SLUICE_CHANNEL_COUNT];
   unsigned chan_present; /* bit c: the answer had channel c's field */
+  unsigned has;          /* ANS_EVENTS, ANS_VALUE, ANS_TRUNCATED: it had that field */
   tstrs events;          /* canonical JSON, snapshots excluded */
   tstrs snapshots;       /* canonical JSON of the snapshot events */
   char *value;           /* canonical JSON, or NULL */
@@ -44,6 +45,15 @@ typedef struct answer {
   int64_t max_held;      /* -1 when absent */
   char *problem;         /* a malformed answer: what is wrong with it */
 } answer;
+
+/* The fields of an answer as bits: bit c for channel c, then these. */
+enum {
+  ANS_EVENTS = 1u << SLUICE_CHANNEL_COUNT,
+  ANS_VALUE = 1u << (SLUICE_CHANNEL_COUNT + 1),
+  ANS_TRUNCATED = 1u << (SLUICE_CHANNEL_COUNT + 2)
+};
+/* The fields a had (channels and ANS_* bits). */
+unsigned answer_fields(const answer *a);
 
 void answer_init(answer *a);
 void answer_free(answer *a);
@@ -77,6 +87,10 @@ typedef struct diff_opts {
   int offsets;       /* compare error offsets (when the expected has one) */
   int snapshots;     /* compare snapshot events too */
   size_t show_bytes; /* shorten rendered byte strings past this (0: 200) */
+  unsigned fields;   /* 0: every field; else only these (answer_fields bits): what
+                        another implementation can express (sluice diff) */
+  int ignore_codes;  /* an error is an error: codes and offsets not compared (each
+                        implementation names its errors its own way) */
 } diff_opts;
 
 /* The number of fields in which `act` differs from `exp`; with out != NULL

@@ -230,3 +230,18 @@ void bytes_show(tbuf *b, const char *s, size_t n, size_t max) {
   }
   tbuf_xadds(b, "\"");
 }
+
+void markup_escape(tbuf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '<': tbuf_xadds(b, "&lt;"); break;
+    case '>': tbuf_xadds(b, "&gt;"); break;
+    case '&': tbuf_xadds(b, "&amp;"); break;
+    case '"': tbuf_xadds(b, "&quot;"); break;
+    default:
+      if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') tbuf_xadds(b, "?");
+      else tbuf_xadd(b, s + i, 1);
+    }
+  }
+}

@@ -39,4 +39,9 @@ json_t *json_text(const char *s);
  * the number of bytes left out is said. */
 void bytes_show(tbuf *b, const char *p, size_t n, size_t max);
 
+/* Appends p[0..n) escaped for XML and HTML text and attribute values
+ * (< > & "); control characters XML 1.0 does not allow, even escaped,
+ * become '?'. */
+void markup_escape(tbuf *b, const char *p, size_t n);
+
 #endif

@@ -25,6 +25,8 @@ void case_result_free(case_result *r) {
   tbuf_free(&r->latency_report);
   free(r->summary);
   free(r->note);
+  if (r->whole) answer_free(r->whole);
+  free(r->whole);
   memset(r, 0, sizeof *r);
 }
 
@@ -126,6 +128,7 @@ static void failure_head(cctx *x, const char *fmt, const char *arg) {
 static void framing_failure(cctx *x, const char *what, const char *line, size_t n) {
   case_result *r = x->r;
   r->status = CASE_FAIL;
+  r->troubles++;
   r->modes[x->mode].failed = 1;
   if (++x->bad_lines > 5) {
     if (x->bad_lines == 6)
@@ -295,6 +298,7 @@ static void id_problem(char *what, size_t wl, int64_t got, int64_t want) {
  * fresh process for what follows. */
 static void broken(cctx *x, enum impl_event ev, answer *a) {
   target *t = x->t;
+  x->r->troubles++;
   tbuf why = {0};
   const char *code = "impl_died";
   if (ev == IMPL_TIMEOUT) {
@@ -689,6 +693,7 @@ static void acc_add(answer *acc, answer *d) {
     d->value = NULL;
   }
   if (d->truncated >= 0) acc->truncated = d->truncated;
+  acc->has |= d->has;
   if (d->problem && !acc->problem) {
     acc->problem = d->problem;
     d->problem = NULL;
@@ -948,7 +953,24 @@ void check_case(target *t, const tcase *c, const check_opts *o, case_result *r) 
     r->note = tbuf_take(&b, NULL);
     goto out;
   }
-  if (c->verdict == 'i') {
+  if (o->self) {
+    /* Another implementation, judged against itself: every split must give
+     * its whole-input answer, in the fields that answer has. A crash or a
+     * timeout there is reported, and the request tried once more on a
+     * fresh process: a broken answer is no reference. */
+    for (int tries = 0; x.whole.code && strncmp(x.whole.code, "impl_", 5) == 0; tries++) {
+      r->status = CASE_FAIL;
+      tbuf_xprintf(&r->report, "split mode whole: %s: %s\n", x.whole.code,
+                   x.whole.message ? x.whole.message : "");
+      failure_head(&x, "%s", "split mode whole");
+      if (tries == 1 || x.aborted) goto out;
+      answer_free(&x.whole);
+      request_sync(&x, &whole, &x.whole);
+      if (x.aborted) goto out;
+    }
+    if (x.whole.ok) x.d.fields = answer_fields(&x.whole);
+    x.ref = &x.whole;
+  } else if (c->verdict == 'i') {
     if (x.ref && answer_diff(x.ref, &x.whole, &x.d, NULL, "") != 0) {
       tbuf b = {0};
       tbuf_xadds(&b, "implementation-defined: the answer differs from the recorded one:\n");
@@ -971,7 +993,7 @@ void check_case(target *t, const tcase *c, const check_opts *o, case_result *r) 
     r->modes[m].run = r->chunkings > before;
     r->modes[m].seconds = now_seconds() - m0;
   }
-  if (!x.aborted && c->expect_held >= 0 && r->status != CASE_FAIL && r->max_held >= 0 &&
+  if (!x.aborted && !o->self && c->expect_held >= 0 && r->status != CASE_FAIL && r->max_held >= 0 &&
       r->max_held != c->expect_held) {
     r->status = CASE_FAIL;
     tbuf_xprintf(&r->report, "largest hold-back was %lld bytes, the case pins %lld\nsource: %s\n",
@@ -986,7 +1008,12 @@ out:
   if (r->latency_failed && o->latency == LAT_FAIL && r->status == CASE_PASS)
     r->status = CASE_FAIL;
   chunking_free(&whole);
-  answer_free(&x.whole);
+  if (o->self) {
+    r->whole = xmalloc(sizeof *r->whole);
+    *r->whole = x.whole; /* handed over */
+  } else {
+    answer_free(&x.whole);
+  }
   tbuf_free(&x.good);
   r->seconds = now_seconds() - t0;
 }

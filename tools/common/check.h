@@ -28,6 +28,9 @@ typedef struct check_opts {
   double deadline;        /* monotonic seconds; 0 = none */
   size_t window;          /* batch requests in flight */
   unsigned modes;         /* bit per split_mode to run */
+  int self;               /* sluice diff: every case is judged like an i_ case, against
+                             the implementation's own whole-input answer (in the fields
+                             that answer has), which is kept in the result */
 } check_opts;
 
 void check_opts_default(check_opts *o);
@@ -72,6 +75,8 @@ typedef struct case_result {
   char *summary;    /* one line: the first failure */
   char *note;       /* i_ outcome, skip reason, ... */
   double seconds;
+  int troubles;     /* crashes, timeouts and lines that answer nothing */
+  answer *whole;    /* with check_opts.self: the whole-input answer (owned) */
 } case_result;
 
 void case_result_free(case_result *r);

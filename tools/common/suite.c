@@ -331,3 +331,55 @@ const char *suites_dir_default(const char *build_tree_dir) {
   }
   return build_tree_dir;
 }
+
+/* ---------------- id notes ---------------- */
+
+int idnotes_load(idnotes *l, const char *cmd, const char *path) {
+  tbytes b;
+  if (read_file(cmd, path, &b, 16 << 20)) return -1;
+  free(l->path);
+  l->path = xstrdup(path);
+  size_t lineno = 0;
+  for (char *line = b.p, *next; line && line < b.p + b.n; line = next) {
+    char *nl = memchr(line, '\n', (size_t)(b.p + b.n - line));
+    next = nl ? nl + 1 : NULL;
+    if (nl) *nl = '\0';
+    lineno++;
+    while (*line == ' ' || *line == '\t') line++;
+    if (!*line || *line == '#' || *line == '\r') continue;
+    char *end = line;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\r') end++;
+    char *note = end;
+    while (*note == ' ' || *note == '\t') note++;
+    size_t nl2 = strlen(note);
+    while (nl2 && (note[nl2 - 1] == '\r' || note[nl2 - 1] == ' ' || note[nl2 - 1] == '\t')) nl2--;
+    l->v = xrealloc(l->v, xmul(l->n + 1, sizeof *l->v));
+    l->v[l->n].id = xstrndup(line, (size_t)(end - line));
+    l->v[l->n].note = xstrndup(note, nl2);
+    l->v[l->n].line = lineno;
+    l->n++;
+  }
+  free(b.p);
+  return 0;
+}
+
+const idnote *idnotes_find(const idnotes *l, const tcase *c) {
+  for (size_t i = 0; i < l->n; i++) {
+    const char *id = l->v[i].id, *slash = strchr(id, '/');
+    if (slash ? (strlen(c->suite) == (size_t)(slash - id) &&
+                 strncmp(id, c->suite, (size_t)(slash - id)) == 0 && strcmp(slash + 1, c->id) == 0)
+              : strcmp(id, c->id) == 0)
+      return &l->v[i];
+  }
+  return NULL;
+}
+
+void idnotes_free(idnotes *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    free(l->v[i].id);
+    free(l->v[i].note);
+  }
+  free(l->v);
+  free(l->path);
+  memset(l, 0, sizeof *l);
+}

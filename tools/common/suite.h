@@ -45,6 +45,27 @@ typedef struct suite_select {
 int suites_load(caselist *cl, const suite_select *sel, const char *cmd);
 void caselist_free(caselist *cl);
 
+/* A file of lines "ID NOTE" ('#' comments and blank lines skipped), ID a
+ * case id or SUITE/CASE-ID: the known failures of `sluice conform --skip`,
+ * the known divergences of `sluice diff`. */
+typedef struct idnote {
+  char *id, *note; /* note: the rest of the line, or "" */
+  size_t line;     /* its line number in the file */
+} idnote;
+
+typedef struct idnotes {
+  idnote *v;
+  size_t n;
+  char *path;
+} idnotes;
+
+/* Appends the file's lines; on a read error prints "sluice CMD: PATH: ..."
+ * and returns -1. */
+int idnotes_load(idnotes *l, const char *cmd, const char *path);
+/* The first line naming case c, or NULL. */
+const idnote *idnotes_find(const idnotes *l, const tcase *c);
+void idnotes_free(idnotes *l);
+
 /* The suites folder: $SLUICE_SUITES, else <exe>/../share/sluice/conformance/
  * suites (an installed sluice, wherever it was moved), else the source
  * tree's (build_tree_dir, for a binary run from the build folder). */
