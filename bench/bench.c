@@ -1,182 +1,246 @@
 /*
- * bench.c: `sluice bench`, throughput and hold-back of the filters on
- * generated text. A benchmark, not a test: it prints figures and the targets
- * they are measured against, and never fails on speed.
+ * bench.c: `sluice bench`, the dispatcher, and `sluice bench think`.
+ * A benchmark, not a test: it prints figures, the calibration loops and the
+ * targets they are measured against, and never fails on speed.
  */
+#include "harness.h"
 #include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static const char bench_usage[] =
-    "usage: sluice bench think [--mb N] [--mode channel|anchored] [--reps N] [--chunk N]\n"
+static const char think_usage[] =
+    "usage: sluice bench think [--mb N] [--reps N] [--chunk N] [--text dense|sparse]\n"
+    "                          [--mode channel|anchored] [--json FILE]\n"
     "\n"
-    "Generates N MiB (default 16) of prose with thinking blocks and feeds it to\n"
-    "the filter at chunk sizes 1, 4, 64 and 65536 bytes. Prints MB/s (best of\n"
-    "--reps runs, default 3), the largest hold-back seen, and a calibration: a\n"
-    "plain C scanner (memchr for '<' plus a call per chunk) over the same text.\n"
-    "--chunk N measures that one chunk size only.\n";
+    "Feeds N MiB (default 16) of two generated texts to the think filter at chunk\n"
+    "sizes 1, 4, 64 and 65536 bytes (--chunk N: that size only):\n"
+    "  dense   words with '<' every ~35 bytes (\"a < b\", <br>, <b>x</b>) and a\n"
+    "          thinking tag every 1 to 3 KiB;\n"
+    "  sparse  prose with a '<' every ~300 bytes and a thinking block every 4 to\n"
+    "          12 KiB.\n"
+    "Prints MB/s on the thread's CPU clock and on the wall clock (medians of\n"
+    "--reps runs, default 5), the calibration loops over the same text and\n"
+    "chunks (an empty indirect call per chunk, memchr for '<', memcpy) with the\n"
+    "filter's figure as a fraction of each, the largest hold-back, and the\n"
+    "targets (channel mode): 200 MB/s at 1-byte chunks, 600 at 4, and at 64 KiB\n"
+    "6000 (dense) and 10000 (sparse).\n";
 
-static uint64_t sink_bytes;
-static int count_emit(void *user, sluice_channel ch, const char *p, size_t n) {
-  (void)user;
-  (void)ch;
-  (void)p;
-  sink_bytes += n;
-  return 0;
+static const char *const dense_words[] = {
+    "the", "model", "answer", "stream", "token", "while", "a < b", "<br>", "chunk", "filter",
+    "reasoning", "naïve", "café", "—", "split", "is", "of", "and", "in", "<b>x</b>"};
+static const char *const sparse_words[] = {
+    "the",   "model",  "answer", "stream", "token",  "while",   "a",       "chunk",  "filter",
+    "reasoning", "naïve", "café", "—",    "split",  "is",      "of",      "and",    "in",
+    "between", "thought", "we",   "can",    "see",    "that",    "it",      "was",    "not",
+    "only",  "for",    "this",   "reason", "when",   "their",   "could",   "would",  "about",
+    "which", "there",  "other",  "after",  "first",  "because", "through", "where",  "those",
+    "i<n"};
+static const char *const think_tags[] = {"<think>", "</think>"};
+
+typedef struct think_text {
+  const char *name;
+  bench_textspec spec;
+  double target_large; /* MB/s at 64 KiB chunks */
+} think_text;
+
+static const think_text think_texts[] = {
+    {"dense", {dense_words, sizeof dense_words / sizeof *dense_words, think_tags, 2, 1024, 2048, NULL, 5, 88172645463325252ULL}, 6000},
+    {"sparse", {sparse_words, sizeof sparse_words / sizeof *sparse_words, think_tags, 2, 4096, 8192, NULL, 12, 0x9E3779B97F4A7C15ULL},
+     10000},
+};
+
+typedef struct think_run {
+  const sluice_think_opts *o;
+  const char *text;
+  size_t size, chunk;
+  bench_count count;
+} think_run;
+
+static void think_body(void *v) {
+  think_run *r = v;
+  sluice_filter *f;
+  sluice_sink sink = bench_count_sink(&r->count);
+  bench_count_reset(&r->count);
+  if (sluice_think_new(&f, r->o, &sink, NULL, NULL) != SLUICE_OK) return;
+  bench_feed(f, r->text, r->size, r->chunk, NULL);
+  sluice_free(f);
 }
 
-/* Prose with a thinking block every ~2 KiB, some stray '<' and tags that are
- * not thinking tags, and multi-byte text. */
-static char *gen_text(size_t size) {
-  static const char *const words[] = {
-      "the", "model", "answer", "stream", "token", "while", "a < b", "<br>", "chunk",
-      "filter", "reasoning", "naïve", "café", "—", "split", "is", "of", "and", "in", "<b>x</b>"};
-  char *p = malloc(size + 64);
-  size_t n = 0;
-  uint64_t s = 88172645463325252ULL;
-  size_t next_block = 512;
-  while (n < size) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    const char *w;
-    if (n >= next_block) {
-      w = (s & 1) ? "<think>" : "</think>";
-      next_block = n + 1024 + (s % 2048);
-    } else {
-      w = words[s % (sizeof words / sizeof words[0])];
-    }
-    size_t l = strlen(w);
-    if (n + l + 1 > size) break;
-    memcpy(p + n, w, l);
-    n += l;
-    p[n++] = (s & 0x30) ? ' ' : '\n';
-  }
-  while (n < size) p[n++] = ' ';
-  return p;
-}
-
-/* The calibration scanner: what any filter must at least do, a call per
- * chunk and a search for the tag's first byte. */
-static size_t __attribute__((noinline)) calib_chunk(const char *p, size_t n, size_t *hits) {
-  const char *e = p + n;
-  while (p < e) {
-    const char *q = memchr(p, '<', (size_t)(e - p));
-    if (!q) break;
-    (*hits)++;
-    p = q + 1;
-  }
-  return n;
-}
-
-static int bench_think(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(bench_usage, stdout);
-    return 0;
-  }
-  size_t mb = 16;
-  int reps = 3;
-  size_t only = 0;
+int bench_think(int argc, char **argv) {
+  bench_args a;
+  int rc = bench_parse(argc, argv, think_usage, "mb chunk mode text", 16, &a);
+  if (rc >= 0) return rc;
   sluice_think_opts o;
   sluice_think_opts_init(&o);
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc) mb = (size_t)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc) only = (size_t)atol(argv[++i]);
-    else if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc) {
-      const char *m = argv[++i];
-      if (strcmp(m, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
-      else if (strcmp(m, "channel") != 0) {
-        fprintf(stderr, "sluice bench: --mode must be channel or anchored\n");
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "sluice bench: unknown option \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
-  if (mb == 0 || reps < 1) {
-    fprintf(stderr, "sluice bench: --mb and --reps must be positive\n");
+  if (a.mode && strcmp(a.mode, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
+  else if (a.mode && strcmp(a.mode, "channel") != 0) {
+    fprintf(stderr, "sluice bench think: --mode must be channel or anchored\n");
     return 2;
   }
-  size_t size = mb << 20;
-  char *text = gen_text(size);
+  const char *mode = o.mode == SLUICE_THINK_CHANNEL ? "channel" : "anchored";
+  size_t size = a.mb << 20;
   static const size_t sizes[] = {1, 4, 64, 65536};
-  static const double targets[] = {150, 500, 0, 2000}; /* MB/s, 0 = none */
-  printf("think %s mode, %zu MiB of generated text, best of %d\n",
-         o.mode == SLUICE_THINK_CHANNEL ? "channel" : "anchored", mb, reps);
-  printf("%10s %12s %14s %10s %12s\n", "chunk", "MB/s", "calib MB/s", "target", "max held");
-  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-    size_t cs = sizes[si];
-    if (only && cs != only) continue;
-    double best = 1e30, cbest = 1e30;
-    uint64_t max_held = 0;
-    sluice_sink sink = {count_emit, NULL, NULL};
-    for (int r = 0; r < reps; r++) {
+  fprintf(bench_out, "think, %s mode, %zu MiB per text, medians of %d runs (CPU time; wall in "
+                     "brackets)\n", mode, a.mb, a.reps);
+  fprintf(bench_out, "%-7s %6s %9s %9s | %17s %17s %17s | %8s %6s %5s\n", "text", "chunk", "MB/s",
+          "[wall]", "call loop (frac)", "memchr (frac)", "memcpy (frac)", "target", "", "held");
+  for (size_t ti = 0; ti < sizeof think_texts / sizeof think_texts[0]; ti++) {
+    const think_text *tt = &think_texts[ti];
+    if (a.text && strcmp(a.text, tt->name) != 0) continue;
+    char *text = bench_text(&tt->spec, size);
+    if (!text) return 1;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+      size_t cs = sizes[si];
+      if (a.chunk && cs != a.chunk) continue;
+      think_run r = {&o, text, size, cs, {0}};
+      bench_time t = bench_measure(think_body, &r, a.reps, 1);
+      if (r.count.bytes != size) fprintf(stderr, "bench think: conservation broken!\n");
+      bench_calib c = bench_calibrate(text, size, cs, '<', a.reps, 1);
+      /* the hold-back, in an untimed pass */
+      uint64_t held = 0;
       sluice_filter *f;
-      if (sluice_think_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
-      sink_bytes = 0;
-      double t0 = bench_now();
-      for (size_t off = 0; off < size; off += cs)
-        sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
-      sluice_finish(f);
-      double t = bench_now() - t0;
-      if (sink_bytes != size) fprintf(stderr, "bench: conservation broken!\n");
-      sluice_free(f);
-      if (t < best) best = t;
-      size_t hits = 0;
-      t0 = bench_now();
-      for (size_t off = 0; off < size; off += cs)
-        calib_chunk(text + off, off + cs <= size ? cs : size - off, &hits);
-      t = bench_now() - t0;
-      if (t < cbest) cbest = t;
+      sluice_sink sink = bench_count_sink(&r.count);
+      if (sluice_think_new(&f, &o, &sink, NULL, NULL) == SLUICE_OK) {
+        bench_feed(f, text, size, cs, &held);
+        sluice_free(f);
+      }
+      double mbs = bench_mbs(size, t.cpu);
+      double goal = 0;
+      if (o.mode == SLUICE_THINK_CHANNEL)
+        goal = cs == 1 ? 200 : cs == 4 ? 600 : cs == 65536 ? tt->target_large : 0;
+      char tg[16] = "-", met[8] = "";
+      if (goal > 0) {
+        snprintf(tg, sizeof tg, "%.0f", goal);
+        snprintf(met, sizeof met, "%s", mbs >= goal ? "met" : "MISSED");
+        char what[64];
+        snprintf(what, sizeof what, "%s %s text, %zu-byte chunks", mode, tt->name, cs);
+        bench_target("think", what, mbs, goal, "MB/s");
+      }
+      fprintf(bench_out,
+              "%-7s %6zu %9.0f %9.0f | %9.0f (%4.2f) %9.0f (%4.2f) %9.0f (%4.2f) | %8s %6s %5llu\n",
+              tt->name, cs, mbs, bench_mbs(size, t.wall), bench_mbs(size, c.call.cpu),
+              c.call.cpu / t.cpu, bench_mbs(size, c.memchr.cpu), c.memchr.cpu / t.cpu,
+              bench_mbs(size, c.memcpy.cpu), c.memcpy.cpu / t.cpu, tg, met,
+              (unsigned long long)held);
+      json_t *row = json_object();
+      json_object_set_new(row, "mode", json_string(mode));
+      json_object_set_new(row, "text", json_string(tt->name));
+      json_object_set_new(row, "chunk", json_integer((json_int_t)cs));
+      json_object_set_new(row, "max_held", json_integer((json_int_t)held));
+      bench_report_time(row, size, t);
+      bench_report_calib(row, size, t, &c);
+      if (goal > 0) bench_report_target(row, goal, mbs);
+      bench_report_add("think", row);
     }
-    /* The hold-back, in an untimed pass. */
-    sluice_filter *f;
-    if (sluice_think_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
-    for (size_t off = 0; off < size; off += cs) {
-      sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
-      uint64_t h = sluice_held(f);
-      if (h > max_held) max_held = h;
-    }
-    sluice_finish(f);
-    sluice_free(f);
-    char tg[32] = "-";
-    double mbs = (double)size / best / 1e6;
-    if (targets[si] > 0)
-      snprintf(tg, sizeof tg, "%.0f %s", targets[si], mbs >= targets[si] ? "met" : "MISSED");
-    printf("%10zu %12.0f %14.0f %10s %12llu\n", cs, mbs, (double)size / cbest / 1e6, tg,
-           (unsigned long long)max_held);
+    free(text);
   }
-  free(text);
+  fprintf(bench_out, "frac: the filter's speed as a fraction of the loop's (1.00 = as fast).\n");
   return 0;
 }
 
-/* tools/bench_monharm.c */
-int bench_harmony(int argc, char **argv);
-int bench_monitor(int argc, char **argv);
-
-/* One line per filter benchmark. */
+/* One line per benchmark. */
 static const struct {
   const char *name;
   int (*run)(int, char **);
+  const char *about;
 } benches[] = {
-    {"think", bench_think},
-    {"clean", bench_clean},
-    {"harmony", bench_harmony},
-    {"monitor", bench_monitor},
-    {"json", bench_json},
+    {"think", bench_think, "thinking-block removal at chunk sizes 1 to 64 KiB, two texts"},
+    {"clean", bench_clean, "the response cleaner with every rule on"},
+    {"harmony", bench_harmony, "the gpt-oss template filter"},
+    {"monitor", bench_monitor, "the repetition monitor, 16 KB to 64 MB, prose and adversaries"},
+    {"json", bench_json, "the JSON sanitizer against jansson's load"},
 };
 
+int bench_report_write(const char *path, const char *command, int reps, double load_before);
+
+static void list_benches(FILE *fp) {
+  fprintf(fp, "usage: sluice bench NAME [options]    (sluice bench NAME --help)\n"
+              "       sluice bench all [--reps N] [--json FILE] [--quick]\n\nbenchmarks:\n");
+  for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
+    fprintf(fp, "  %-8s %s\n", benches[i].name, benches[i].about);
+  fprintf(fp, "  %-8s every benchmark above in one run, then the targets met and missed\n",
+          "all");
+  fprintf(fp, "\nEvery benchmark reports medians of --reps runs on the thread's CPU clock\n"
+              "(and the wall clock), and --json FILE writes the figures for tracking.\n");
+}
+
+/* The option value of --json in argv, or NULL. */
+static const char *json_arg(int argc, char **argv) {
+  for (int i = 2; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--json") == 0) return argv[i + 1];
+  return NULL;
+}
+
+static int reps_arg(int argc, char **argv) {
+  for (int i = 2; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--reps") == 0) return atoi(argv[i + 1]);
+  return 5;
+}
+
+/* `sluice bench all`: each benchmark with the options given (--reps, --json,
+ * --quick), the monitor with its Python port. */
+static int bench_all(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    list_benches(stdout);
+    return 0;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < sizeof benches / sizeof benches[0] && rc == 0; i++) {
+    char *args[16];
+    int n = 0;
+    args[n++] = argv[0];
+    args[n++] = (char *)benches[i].name;
+    for (int k = 2; k < argc && n < 13; k++) {
+      int quick = strcmp(argv[k], "--quick") == 0;
+      if (quick && strcmp(benches[i].name, "monitor") != 0) continue;
+      if (strcmp(argv[k], "--json") == 0) {
+        k++;
+        continue;
+      }
+      args[n++] = argv[k];
+    }
+    if (strcmp(benches[i].name, "monitor") == 0) args[n++] = "--python";
+    args[n] = NULL;
+    fprintf(bench_out, "\n== sluice bench %s\n", benches[i].name);
+    fflush(bench_out);
+    rc = benches[i].run(n, args);
+  }
+  return rc;
+}
+
 int cmd_bench(int argc, char **argv) {
-  if (argc >= 2)
-    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-      if (strcmp(argv[1], benches[i].name) == 0) return benches[i].run(argc, argv);
-  FILE *fp = wants_help(argc, argv) ? stdout : stderr;
-  fprintf(fp, "usage: sluice bench NAME [options]   (NAME --help for its options)\nbenchmarks:");
-  for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) fprintf(fp, " %s", benches[i].name);
-  fputc('\n', fp);
-  return fp == stdout ? 0 : 2;
+  const char *json = json_arg(argc, argv);
+  bench_out = json && strcmp(json, "-") == 0 ? stderr : stdout;
+  if (argc < 2 || (argv[1][0] == '-' && !wants_help(argc, argv))) {
+    list_benches(argc < 2 ? stdout : stderr);
+    return argc < 2 ? 0 : 2;
+  }
+  if (wants_help(argc, argv) && argv[1][0] == '-') {
+    list_benches(stdout);
+    return 0;
+  }
+  double load = bench_loadavg();
+  int rc = -1;
+  if (strcmp(argv[1], "all") == 0) rc = bench_all(argc, argv);
+  for (size_t i = 0; rc < 0 && i < sizeof benches / sizeof benches[0]; i++)
+    if (strcmp(argv[1], benches[i].name) == 0) rc = benches[i].run(argc, argv);
+  if (rc < 0) {
+    fprintf(stderr, "sluice bench: no benchmark \"%s\"\n\n", argv[1]);
+    list_benches(stderr);
+    return 2;
+  }
+  if (rc == 0 && !wants_help(argc, argv)) {
+    bench_targets_print();
+    fprintf(bench_out, "load average (1 min): %.2f before, %.2f after\n", load, bench_loadavg());
+    if (json) {
+      char command[256] = "sluice bench";
+      for (int i = 1; i < argc; i++) {
+        size_t l = strlen(command);
+        snprintf(command + l, sizeof command - l, " %s", argv[i]);
+      }
+      rc = bench_report_write(json, command, reps_arg(argc, argv), load);
+    }
+  }
+  return rc;
 }

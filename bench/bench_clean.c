@@ -2,73 +2,46 @@
  * bench_clean.c: `sluice bench clean`, throughput and hold-back of the clean
  * filter with every rule on. A benchmark, never a test: it prints figures.
  */
+#include "harness.h"
 #include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char bench_clean_usage[] =
-    "usage: sluice bench clean [--mb N] [--reps N]\n"
+    "usage: sluice bench clean [--mb N] [--reps N] [--chunk N] [--json FILE]\n"
     "\n"
     "Generates N MiB (default 16) of a response that opens with a thinking block\n"
     "and every prefix rule, then prose with whitespace runs, and feeds it to the\n"
     "clean filter with every rule on at chunk sizes 1, 64 and 65536 bytes. Prints\n"
-    "MB/s (best of --reps runs, default 3) and the largest hold-back seen.\n";
+    "MB/s on the CPU and wall clocks (medians of --reps runs, default 5), the\n"
+    "calibration loops over the same chunks, and the largest hold-back seen.\n";
 
-static uint64_t bench_bytes;
-static int bench_emit(void *user, sluice_channel ch, const char *p, size_t n) {
-  (void)user;
-  (void)ch;
-  (void)p;
-  bench_bytes += n;
-  return 0;
-}
+static const char *const clean_words[] = {"the", "answer", "is", "café", "—", "a", "stream",
+                                          "of", "tokens", "\n\n", "  ", "split", "chunk",
+                                          "\u3000"};
 
-static char *bench_text(size_t size) {
-  static const char head[] = "\n<think>planning the answer, step by step</think>\n"
-                             "Note: Bot: [Sent less than a minute ago] Assistant: ";
-  static const char *const words[] = {"the", "answer", "is", "café", "—", "a", "stream",
-                                      "of", "tokens", "\n\n", "  ", "split", "chunk", "\u3000"};
-  char *p = malloc(size + 64);
-  if (!p) return NULL;
-  size_t n = 0;
-  memcpy(p, head, sizeof head - 1);
-  n = sizeof head - 1;
-  uint64_t s = 88172645463325252ULL;
-  while (n < size) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    const char *w = words[s % (sizeof words / sizeof words[0])];
-    size_t l = strlen(w);
-    if (n + l + 1 > size) break;
-    memcpy(p + n, w, l);
-    n += l;
-    p[n++] = ' ';
-  }
-  while (n < size) p[n++] = 'x';
-  return p;
+typedef struct clean_run {
+  const sluice_clean_opts *o;
+  const char *text;
+  size_t size, chunk;
+  bench_count count;
+} clean_run;
+
+static void clean_body(void *v) {
+  clean_run *r = v;
+  sluice_filter *f;
+  sluice_sink sink = bench_count_sink(&r->count);
+  bench_count_reset(&r->count);
+  if (sluice_clean_new(&f, r->o, &sink, NULL, NULL) != SLUICE_OK) return;
+  bench_feed(f, r->text, r->size, r->chunk, NULL);
+  sluice_free(f);
 }
 
 int bench_clean(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(bench_clean_usage, stdout);
-    return 0;
-  }
-  size_t mb = 16;
-  int reps = 3;
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--mb") == 0 && i + 1 < argc) mb = (size_t)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "sluice bench clean: unknown option \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
-  if (mb == 0 || reps < 1) {
-    fprintf(stderr, "sluice bench clean: --mb and --reps must be positive\n");
-    return 2;
-  }
+  bench_args a;
+  int rc = bench_parse(argc, argv, bench_clean_usage, "mb chunk", 16, &a);
+  if (rc >= 0) return rc;
   static const char *const node[] = {"Note:", "Response:"};
   static const char *const ep[] = {"AI:", "  Bot:  "};
   sluice_clean_opts o;
@@ -83,34 +56,42 @@ int bench_clean(int argc, char **argv) {
   o.remove_timestamp = 1;
   o.add_user_assistant = o.add_missing_assistant = 1;
   o.trim = 1;
-  size_t size = mb << 20;
-  char *text = bench_text(size);
+  size_t size = a.mb << 20;
+  bench_textspec spec = {clean_words, 14, NULL, 0, 0, 0,
+                         "\n<think>planning the answer, step by step</think>\n"
+                         "Note: Bot: [Sent less than a minute ago] Assistant: ",
+                         0, 88172645463325252ULL};
+  char *text = bench_text(&spec, size);
   if (!text) return 1;
   static const size_t sizes[] = {1, 64, 65536};
-  printf("clean, every rule on, %zu MiB of generated text, best of %d\n", mb, reps);
-  printf("%10s %12s %12s\n", "chunk", "MB/s", "max held");
-  sluice_sink sink = {bench_emit, NULL, NULL};
+  fprintf(bench_out, "clean, every rule on, %zu MiB of generated text, medians of %d runs\n",
+          a.mb, a.reps);
+  fprintf(bench_out, "%6s %9s %9s | %17s %17s | %8s\n", "chunk", "MB/s", "[wall]",
+          "call loop (frac)", "memcpy (frac)", "max held");
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     size_t cs = sizes[si];
-    double best = 1e30;
-    uint64_t max_held = 0;
-    for (int r = 0; r <= reps; r++) {
-      sluice_filter *f;
-      if (sluice_clean_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) return 1;
-      bench_bytes = 0;
-      int measure_held = r == reps; /* the last pass is untimed */
-      double t0 = bench_now();
-      for (size_t off = 0; off < size; off += cs) {
-        sluice_feed(f, text + off, off + cs <= size ? cs : size - off);
-        if (measure_held && sluice_held(f) > max_held) max_held = sluice_held(f);
-      }
-      sluice_finish(f);
-      double t = bench_now() - t0;
-      if (bench_bytes != size) fprintf(stderr, "bench: conservation broken!\n");
+    if (a.chunk && cs != a.chunk) continue;
+    clean_run r = {&o, text, size, cs, {0}};
+    bench_time t = bench_measure(clean_body, &r, a.reps, 1);
+    if (r.count.bytes != size) fprintf(stderr, "bench clean: conservation broken!\n");
+    bench_calib c = bench_calibrate(text, size, cs, '<', a.reps, 1);
+    uint64_t held = 0;
+    sluice_filter *f;
+    sluice_sink sink = bench_count_sink(&r.count);
+    if (sluice_clean_new(&f, &o, &sink, NULL, NULL) == SLUICE_OK) {
+      bench_feed(f, text, size, cs, &held);
       sluice_free(f);
-      if (!measure_held && t < best) best = t;
     }
-    printf("%10zu %12.0f %12llu\n", cs, (double)size / best / 1e6, (unsigned long long)max_held);
+    fprintf(bench_out, "%6zu %9.0f %9.0f | %9.0f (%4.2f) %9.0f (%4.2f) | %8llu\n", cs,
+            bench_mbs(size, t.cpu), bench_mbs(size, t.wall), bench_mbs(size, c.call.cpu),
+            c.call.cpu / t.cpu, bench_mbs(size, c.memcpy.cpu), c.memcpy.cpu / t.cpu,
+            (unsigned long long)held);
+    json_t *row = json_object();
+    json_object_set_new(row, "chunk", json_integer((json_int_t)cs));
+    json_object_set_new(row, "max_held", json_integer((json_int_t)held));
+    bench_report_time(row, size, t);
+    bench_report_calib(row, size, t, &c);
+    bench_report_add("clean", row);
   }
   free(text);
   return 0;

@@ -10,20 +10,20 @@
  * repaired text against jansson's own load of that text. A benchmark, not
  * a test: it prints figures and the targets, and never fails on speed.
  */
+#include "harness.h"
 #include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char bench_json_usage[] =
-    "usage: sluice bench json [--mb N] [--reps N] [--chunk BYTES]\n"
+    "usage: sluice bench json [--mb N] [--reps N] [--chunk BYTES] [--json FILE]\n"
     "\n"
     "Generates N MiB (default 8) of each input kind and runs the json filter\n"
     "over it in chunks of --chunk bytes (default 65536). Prints, per kind, the\n"
     "repair pass in MB/s at half and full size (time ratio ~2 = linear), the\n"
     "number of repairs, jansson's load of the repaired text, and repair plus\n"
-    "load against load alone. Best of --reps runs (default 3).\n"
+    "load against load alone. CPU-time medians of --reps runs (default 5).\n"
     "Targets: repair pass >= 300 MB/s on the repair-heavy input; repair plus\n"
     "jansson within 25% of jansson's own load time.\n";
 
@@ -129,71 +129,70 @@ static int o_event(void *user, const sluice_event *ev) {
   return 0;
 }
 
-/* The repair pass: seconds (best of reps); the text and repair count of the
- * last run stay in *o. */
-static double repair_pass(const char *p, size_t n, size_t chunk, int reps, outc *o) {
-  double best = 1e30;
-  for (int r = 0; r < reps; r++) {
-    o->text.n = 0;
-    o->repairs = 0;
-    o->streamed = 0;
-    sluice_json_opts opts;
-    sluice_json_opts_init(&opts);
-    opts.max_depth = 0;
-    sluice_sink sink = {o_emit, o_event, o};
-    sluice_filter *f;
-    if (sluice_json_new(&f, &opts, &sink, NULL, NULL) != SLUICE_OK) return -1;
-    double t0 = bench_now();
-    sluice_status st = SLUICE_OK;
-    for (size_t i = 0; i < n && st == SLUICE_OK; i += chunk)
-      st = sluice_feed(f, p + i, n - i < chunk ? n - i : chunk);
-    if (st == SLUICE_OK) st = sluice_finish(f);
-    double t = bench_now() - t0;
-    sluice_free(f);
-    if (st != SLUICE_OK) return -1;
-    if (t < best) best = t;
+typedef struct repair_run {
+  const char *p;
+  size_t n, chunk;
+  outc *o;
+  int failed;
+} repair_run;
+
+static void repair_body(void *v) {
+  repair_run *r = v;
+  outc *o = r->o;
+  o->text.n = 0;
+  o->repairs = 0;
+  o->streamed = 0;
+  sluice_json_opts opts;
+  sluice_json_opts_init(&opts);
+  opts.max_depth = 0;
+  sluice_sink sink = {o_emit, o_event, o};
+  sluice_filter *f;
+  if (sluice_json_new(&f, &opts, &sink, NULL, NULL) != SLUICE_OK) {
+    r->failed = 1;
+    return;
   }
-  return best;
+  if (bench_feed(f, r->p, r->n, r->chunk, NULL) != SLUICE_OK) r->failed = 1;
+  sluice_free(f);
+}
+
+/* The repair pass: CPU seconds (median of reps); the text and repair count
+ * of the last run stay in *o. */
+static double repair_pass(const char *p, size_t n, size_t chunk, int reps, outc *o) {
+  repair_run r = {p, n, chunk, o, 0};
+  bench_time t = bench_measure(repair_body, &r, reps, 1);
+  return r.failed ? -1 : t.cpu;
+}
+
+typedef struct load_run {
+  const char *p;
+  size_t n;
+  int ok;
+} load_run;
+
+static void load_body(void *v) {
+  load_run *r = v;
+  json_t *j = json_loadb(r->p, r->n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+  r->ok = j != NULL;
+  json_decref(j);
 }
 
 static double jansson_load(const char *p, size_t n, int reps, int *ok) {
-  double best = 1e30;
-  *ok = 1;
-  for (int r = 0; r < reps; r++) {
-    double t0 = bench_now();
-    json_t *v = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-    double t = bench_now() - t0;
-    if (!v) {
-      *ok = 0;
-      return t;
-    }
-    json_decref(v);
-    if (t < best) best = t;
-  }
-  return best;
+  load_run r = {p, n, 0};
+  bench_time t = bench_measure(load_body, &r, reps, 1);
+  *ok = r.ok;
+  return t.cpu;
 }
 
 int bench_json(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(bench_json_usage, stdout);
-    return 0;
-  }
-  size_t mb = 8, chunk = 65536;
-  int reps = 3;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    long v = atol(argv[i + 1]);
-    if (strcmp(argv[i], "--mb") == 0 && v > 0) mb = (size_t)v;
-    else if (strcmp(argv[i], "--reps") == 0 && v > 0) reps = (int)v;
-    else if (strcmp(argv[i], "--chunk") == 0 && v > 0) chunk = (size_t)v;
-    else {
-      fprintf(stderr, "sluice bench json: bad option \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
+  bench_args a;
+  int rc = bench_parse(argc, argv, bench_json_usage, "mb chunk", 8, &a);
+  if (rc >= 0) return rc;
+  size_t mb = a.mb, chunk = a.chunk ? a.chunk : 65536;
+  int reps = a.reps;
   size_t size = mb << 20;
-  printf("json sanitizer: %zu MiB per input, chunks of %zu bytes, best of %d\n\n", mb, chunk,
+  fprintf(bench_out, "json sanitizer: %zu MiB per input, chunks of %zu bytes, CPU-time medians of %d runs\n\n", mb, chunk,
          reps);
-  printf("%-17s %9s %9s %9s %9s %7s %9s %9s %10s %8s\n", "input", "bytes", "repairs", "t(N/2)",
+  fprintf(bench_out, "%-17s %9s %9s %9s %9s %7s %9s %9s %10s %8s\n", "input", "bytes", "repairs", "t(N/2)",
          "t(N)", "ratio", "MB/s", "load MB/s", "rep+load", "vs load");
   for (int k = 0; k < K_COUNT; k++) {
     buf in = generate((enum kind)k, size);
@@ -202,7 +201,7 @@ int bench_json(int argc, char **argv) {
     double th = repair_pass(in.p, in.n / 2, chunk, reps, &o);
     double t = repair_pass(in.p, in.n, chunk, reps, &o);
     if (t < 0 || th < 0) {
-      printf("%-17s the filter failed\n", kind_names[k]);
+      fprintf(bench_out, "%-17s the filter failed\n", kind_names[k]);
       free(in.p);
       free(o.text.p);
       continue;
@@ -215,12 +214,21 @@ int bench_json(int argc, char **argv) {
       snprintf(both, sizeof both, "%.3fs", t + tl);
       snprintf(vs, sizeof vs, "+%.0f%%", 100.0 * t / tl);
     }
-    printf("%-17s %9zu %9zu %8.3fs %8.3fs %7.2f %9.0f %9s %10s %8s\n", kind_names[k], in.n,
+    fprintf(bench_out, "%-17s %9zu %9zu %8.3fs %8.3fs %7.2f %9.0f %9s %10s %8s\n", kind_names[k], in.n,
            o.repairs, th, t, t / th, (double)in.n / t / 1e6, load, both, vs);
+    json_t *row = json_object();
+    json_object_set_new(row, "input", json_string(kind_names[k]));
+    json_object_set_new(row, "repairs", json_integer((json_int_t)o.repairs));
+    json_object_set_new(row, "cpu_s_half", json_real(th));
+    json_object_set_new(row, "cpu_s", json_real(t));
+    json_object_set_new(row, "bytes", json_integer((json_int_t)in.n));
+    json_object_set_new(row, "mb_s", json_real(bench_mbs(in.n, t)));
+    if (ok) json_object_set_new(row, "jansson_load_cpu_s", json_real(tl));
+    bench_report_add("json", row);
     free(in.p);
     free(o.text.p);
   }
-  printf("\nratio: t(N)/t(N/2), 2.00 = linear. vs load: the repair pass as a share of\n"
+  fprintf(bench_out, "\nratio: t(N)/t(N/2), 2.00 = linear. vs load: the repair pass as a share of\n"
          "jansson's load of the repaired text (target <= +25%%). deep-1M: jansson stops\n"
          "at depth 2048, so there is no load to compare with.\n");
   return 0;

@@ -69,7 +69,18 @@ fi
 if [ "${PROTO_ULIMIT:-1}" = 1 ]; then
   big=$(head -c 2000000 /dev/zero | tr '\0' 'a')
   printf '{"id":1,"filter":"think","chunks":["%s"]}\n{"id":2,"filter":"think","chunks":["b"]}\n' "$big" > "$t/big"
-  for kb in 5000 6000 8000 11000 14000 20000 40000; do
+  # The address space the command needs to start at all (its shared
+  # libraries: libcurl brings many) is found first, by halving; the sweep
+  # is that plus a little to plenty, so that the limit bites while lines are
+  # read, parsed and answered, not while the loader maps libraries.
+  lo=1000 hi=400000
+  while [ $((hi - lo)) -gt 250 ]; do
+    mid=$(((lo + hi) / 2))
+    if (ulimit -v $mid; "$sluice" proto < /dev/null > /dev/null 2>&1); then hi=$mid; else lo=$mid; fi
+  done
+  echo "sluice proto starts within ulimit -v $hi"
+  for extra in 1000 2000 4000 7000 10000 16000 36000; do
+    kb=$((hi + extra))
     (ulimit -v $kb; "$sluice" proto < "$t/big" > "$t/out" 2> "$t/err")
     rc=$?
     first=$(head -1 "$t/out" | cut -c1-60)

@@ -177,6 +177,23 @@ static void test_answers(void) {
   CHECK(answer_diff(&e, &a, &masked, NULL, "") == 1);
   answer_free(&a);
   json_decref(peer);
+  /* Events projected on what an implementation reports. */
+  tstrs evs = {0}, types = {0}, keys = {0};
+  tstrs_push(&evs, xstrdup("{\"data\":\"x\",\"event\":\"message\",\"id\":\"7\",\"type\":\"event\"}"));
+  tstrs_push(&evs, xstrdup("{\"retry\":\"10\",\"type\":\"retry\"}"));
+  tstrs_push(&evs, xstrdup("{\"data_b64\":\"/w==\",\"event\":\"m\",\"id\":\"\",\"type\":\"event\"}"));
+  events_project(&evs, &types, &keys); /* empty lists: unchanged */
+  CHECK(evs.n == 3);
+  tstrs_push(&types, xstrdup("event"));
+  tstrs_push(&keys, xstrdup("data"));
+  tstrs_push(&keys, xstrdup("event"));
+  events_project(&evs, &types, &keys);
+  CHECKF(evs.n == 2 && strcmp(evs.v[0], "{\"data\":\"x\",\"event\":\"message\",\"type\":\"event\"}") == 0 &&
+             strcmp(evs.v[1], "{\"data_b64\":\"/w==\",\"event\":\"m\",\"type\":\"event\"}") == 0,
+         "projected: %zu %s", evs.n, evs.n ? evs.v[0] : "");
+  tstrs_free(&evs);
+  tstrs_free(&types);
+  tstrs_free(&keys);
   /* Error codes: compared unless ignore_codes (each names its errors). */
   answer x, y;
   answer_init(&x);

@@ -121,6 +121,8 @@ int cmd_proto(int argc, char **argv) {
         if (proto_serve(&ps, buf.p, len, emit_stdout, NULL)) rc = 1;
       }
       buf.n = 0;
+      /* A big line's buffer goes back: the next request may need that room. */
+      if (buf.cap > ((size_t)1 << 20)) tbuf_free(&buf);
       p = nl + 1;
       n -= take + 1;
     }

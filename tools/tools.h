@@ -47,7 +47,4 @@ int cmd_capture(int argc, char **argv);
 int bench_clean(int argc, char **argv);
 int bench_json(int argc, char **argv);
 
-/* Seconds on a monotonic clock, for the benchmarks. */
-static inline double bench_now(void) { return now_seconds(); }
-
 #endif

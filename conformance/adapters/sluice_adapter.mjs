@@ -26,7 +26,9 @@
 //
 // Another implementation wrapped for `sluice diff` may not express every
 // field: a filter with `fields = ['text', 'thought']` answers only those
-// (channels, 'events', 'value', 'truncated'), and only they are compared.
+// (channels, 'events', 'value', 'truncated'), and only they are compared;
+// `eventTypes = ['event']` and `eventKeys = ['event', 'data']` say which
+// events, and which of their keys, it reports.
 //
 // Text: chunks are decoded as UTF-8 incrementally, so feed() never sees half
 // a character. Bytes that are not UTF-8 cannot survive a JavaScript string;
@@ -88,6 +90,11 @@ class Session {
   valueFields(out, r) {
     if ('value' in r && this.fields.has('value')) out.value = r.value;
     if ('truncated' in r && this.fields.has('truncated')) out.truncated = r.truncated;
+    return this.expresses(out);
+  }
+  expresses(out) {
+    if (this.filter.eventTypes) out.event_types = this.filter.eventTypes;
+    if (this.filter.eventKeys) out.event_keys = this.filter.eventKeys;
     return out;
   }
   async feed(buf) {
@@ -142,9 +149,9 @@ async function serveLine(filters, line) {
     if ('truncated' in part) total.truncated = part.truncated;
   };
   let at = chunks.length ? 0 : 'finish';
-  let part;
+  let part, session;
   try {
-    const session = new Session(filters[req.filter], req.options || {});
+    session = new Session(filters[req.filter], req.options || {});
     for (let i = 0; i < chunks.length; i++) {
       at = i;
       part = await session.feed(chunks[i]);
@@ -166,7 +173,7 @@ async function serveLine(filters, line) {
   if (total.events) out.events = total.events;
   if ('value' in total) out.value = total.value;
   if ('truncated' in total) out.truncated = total.truncated;
-  write({ id, ...out });
+  write({ id, ...session.expresses(out) });
 }
 
 // Serves the protocol on stdin and stdout until stdin ends.

@@ -31,7 +31,9 @@ character; bytes that are not UTF-8 arrive as lone surrogates
 
 Another implementation wrapped for `sluice diff` may not express every
 field: a filter with `fields = ("text", "thought")` answers only those
-(channels, "events", "value", "truncated"), and only they are compared.
+(channels, "events", "value", "truncated"), and only they are compared;
+`event_types = ("event",)` and `event_keys = ("event", "data")` say which
+events, and which of their keys, it reports.
 
 Standard library only; Python 3.8 or later.
 """
@@ -103,6 +105,12 @@ class _Session:
         for k in ("value", "truncated"):
             if k in released and k in self.fields:
                 out[k] = released[k]
+        return self.expresses(out)
+
+    def expresses(self, out):
+        for k in ("event_types", "event_keys"):
+            if getattr(self.filter, k, None) is not None:
+                out[k] = list(getattr(self.filter, k))
         return out
 
     def feed(self, chunk):
@@ -203,7 +211,7 @@ def _serve_line(filters, line):
     for k in ("value", "truncated"):
         if k in total:
             out[k] = total[k]
-    _write(dict(id=rid, **out))
+    _write(dict(id=rid, **session.expresses(out)))
 
 
 def serve(filters, stdin=None):

@@ -361,9 +361,10 @@ SLUICE_API sluice_status sluice_harmony_new(sluice_filter **out, const sluice_ha
  * {name = reason, offset = p}; TEXT is the stream up to p, the rest goes to
  * DROPPED. Hold-back: an incomplete UTF-8 sequence (at most 3 bytes).
  * Memory: the detector can compare the first code point with the last, so
- * while repetition checks are on the whole stream is kept, about 17 bytes
- * per code point (more while an array doubles); max_history caps it with
- * SLUICE_LIMIT. */
+ * while repetition checks are on the whole stream is kept, about 4.7 bytes
+ * per code point (up to half again while an array grows); max_history caps
+ * it with SLUICE_LIMIT. With repetition checks off, at most 1024 code
+ * points are kept. */
 typedef enum sluice_monitor_profile {
   SLUICE_MONITOR_SEED = 0, /* plain whitespace >= 128, reps (100+8(L-1))/L, exact */
   SLUICE_MONITOR_CURRENT   /* weighted whitespace >= 512, base-340 table, quasi */

@@ -39,6 +39,8 @@ void answer_free(answer *a) {
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) free(a->chan[c].p);
   tstrs_free(&a->events);
   tstrs_free(&a->snapshots);
+  tstrs_free(&a->event_types);
+  tstrs_free(&a->event_keys);
   free(a->value);
   free(a->problem);
   answer_init(a);
@@ -221,6 +223,20 @@ void answer_from_json(answer *a, json_t *obj) {
     if (json_is_boolean(t)) a->truncated = json_is_true(t);
     else add_problem(a, "%s", "\"truncated\" must be a boolean");
   }
+  static const char *const lists[] = {"event_types", "event_keys"};
+  for (int l = 0; l < 2; l++) {
+    json_t *arr = json_object_get(obj, lists[l]), *item;
+    size_t i;
+    if (!arr) continue;
+    if (!json_is_array(arr)) add_problem(a, "\"%s\" must be an array of strings", lists[l]);
+    json_array_foreach(arr, i, item) {
+      if (!json_is_string(item)) {
+        add_problem(a, "\"%s\" must be an array of strings", lists[l]);
+        break;
+      }
+      tstrs_push(l ? &a->event_keys : &a->event_types, xstrdup(json_string_value(item)));
+    }
+  }
   json_t *mh = json_object_get(obj, "max_held");
   if (json_is_integer(mh) && json_integer_value(mh) >= 0) a->max_held = json_integer_value(mh);
 }
@@ -272,6 +288,37 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
     a->truncated = json_is_true(t);
   }
   return 0;
+}
+
+static int listed(const tstrs *l, const char *s, size_t n) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strlen(l->v[i]) == n && memcmp(l->v[i], s, n) == 0) return 1;
+  return 0;
+}
+
+void events_project(tstrs *events, const tstrs *types, const tstrs *keys) {
+  if (!types->n && !keys->n) return;
+  size_t out = 0;
+  for (size_t i = 0; i < events->n; i++) {
+    json_t *ev = json_loads(events->v[i], JSON_ALLOW_NUL, NULL);
+    json_t *t = json_object_get(ev, "type");
+    int keep = ev && (!types->n || (json_is_string(t) && listed(types, json_string_value(t),
+                                                                 json_string_length(t))));
+    if (keep && keys->n) {
+      const char *k;
+      json_t *v;
+      void *tmp;
+      json_object_foreach_safe(ev, tmp, k, v) {
+        size_t kl = strlen(k);
+        if (kl > 4 && strcmp(k + kl - 4, "_b64") == 0) kl -= 4;
+        if (strcmp(k, "type") != 0 && !listed(keys, k, kl)) json_object_del(ev, k);
+      }
+    }
+    free(events->v[i]);
+    if (keep) events->v[out++] = dump_canonical(ev);
+    json_decref(ev);
+  }
+  events->n = out;
 }
 
 /* ---------------- the comparison ---------------- */

@@ -44,6 +44,10 @@ typedef struct answer {
   int truncated;         /* -1 when absent */
   int64_t max_held;      /* -1 when absent */
   char *problem;         /* a malformed answer: what is wrong with it */
+  /* What another implementation's events can express (sluice diff): the
+   * answer's "event_types" (types it reports) and "event_keys" (keys its
+   * events carry; "type" always). Empty: everything. */
+  tstrs event_types, event_keys;
 } answer;
 
 /* The fields of an answer as bits: bit c for channel c, then these. */
@@ -81,6 +85,12 @@ char *value_canonical(const char *text, size_t n, char *why, size_t wl);
 /* The same, setting *nomem instead of ending the tool when memory runs
  * out (the protocol server answers "nomem"). */
 char *value_canonical_soft(const char *text, size_t n, char *why, size_t wl, int *nomem);
+
+/* Keeps, of canonical events, those whose type is in `types` and of them
+ * the keys in `keys` (a byte field's "_b64" form with it; "type" always);
+ * an empty list keeps everything. For comparing with an implementation
+ * that reports less (answer.event_types, answer.event_keys). */
+void events_project(tstrs *events, const tstrs *types, const tstrs *keys);
 
 /* What answer_diff compares. */
 typedef struct diff_opts {

@@ -43,7 +43,8 @@ void sluicep_buf_free(sluicep_buf *b);
  * Every filter struct starts with a sluice_filter. */
 typedef struct sluicep_vtable {
   const char *name;
-  /* Called by sluice_feed with n > 0 (or n == 0, which must be a no-op). */
+  /* Called by sluice_feed with n > 0 (or n == 0, which must be a no-op);
+   * returns the filter's sticky status (f->err.status). */
   sluice_status (*feed)(sluice_filter *f, const char *p, size_t n);
   sluice_status (*finish)(sluice_filter *f);
   void (*destroy)(sluice_filter *f); /* frees what the filter owns, not f */
@@ -54,7 +55,9 @@ struct sluice_filter {
   sluice_mem mem;
   sluice_sink sink;
   sluice_error err;
-  uint64_t fed;                              /* bytes fed so far */
+  uint64_t fed;                              /* bytes fed so far, the current chunk too */
+  uint64_t at;                               /* where the chunk being fed starts: the
+                                                offset of NOMEM and CALLBACK errors */
   uint64_t chan_bytes[SLUICE_CHANNEL_COUNT]; /* bytes emitted per channel */
   int finished;
 };
@@ -74,6 +77,15 @@ void sluicep_callback_failed(sluice_filter *f, sluice_channel ch);
 static inline int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
   if (f->err.status != SLUICE_OK) return 1;
   if (n == 0) return 0;
+  f->chan_bytes[ch] += n;
+  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
+    sluicep_callback_failed(f, ch);
+    return 1;
+  }
+  return 0;
+}
+/* sluicep_emit for a fast path that knows there is no error and n > 0. */
+static inline int sluicep_emit_ok(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
   f->chan_bytes[ch] += n;
   if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
     sluicep_callback_failed(f, ch);
@@ -108,7 +120,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
     size_t old = hold->len;
     size_t k = n < maxhold ? n : maxhold;
     if (sluicep_buf_append(hold, p, k))
-      return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+      return sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory holding back a partial match");
     size_t c = process(f, hold->ptr, hold->len, 0);
     if (f->err.status != SLUICE_OK) return f->err.status;
     if (c < hold->len && k == n) {
@@ -117,7 +129,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
       return SLUICE_OK;
     }
     if (c < old) /* process() left an undecided tail of maxhold bytes or more */
-      return sluicep_fail(f, SLUICE_INVALID, f->fed, "internal: hold-back exceeded its bound");
+      return sluicep_fail(f, SLUICE_INVALID, f->at, "internal: hold-back exceeded its bound");
     /* Continue with the chunk from the first unconsumed byte. */
     size_t skip = c - old;
     hold->len = 0;
@@ -127,7 +139,7 @@ static inline sluice_status sluicep_held_feed(sluice_filter *f, sluicep_buf *hol
   size_t c = process(f, p, n, 0);
   if (f->err.status != SLUICE_OK) return f->err.status;
   if (c < n && sluicep_buf_append(hold, p + c, n - c))
-    return sluicep_fail(f, SLUICE_NOMEM, f->fed, "out of memory holding back a partial match");
+    return sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory holding back a partial match");
   return SLUICE_OK;
 }
 
@@ -194,5 +206,12 @@ void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
  * NULL if s is a valid think literal (1 to SLUICE_THINK_MAX_LITERAL bytes),
  * else why not. */
 const char *sluicep_think_literal_problem(const char *s);
+
+/* The think filter's prefilter (think.c): -1 chooses the best one at the
+ * first scan; tests set it to force an implementation and compare. */
+enum { SLUICEP_PREFILTER_PORTABLE = 0, SLUICEP_PREFILTER_SSE2, SLUICEP_PREFILTER_AVX2 };
+extern int sluicep_think_prefilter;
+/* The best implementation this machine runs. */
+int sluicep_think_prefilter_best(void);
 
 #endif /* SLUICE_PRIVATE_H */

@@ -162,7 +162,7 @@ static int add_ws(clean *c, uint64_t s, size_t l) {
 static int hold_ws(clean *c, const char *p, size_t n) {
   if (n == 0) return 0;
   if (sluicep_buf_append(&c->ws, p, n)) {
-    sluicep_fail(&c->base, SLUICE_NOMEM, c->base.fed, "out of memory holding whitespace");
+    sluicep_fail(&c->base, SLUICE_NOMEM, c->base.at, "out of memory holding whitespace");
     return 1;
   }
   return 0;

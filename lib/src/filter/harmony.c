@@ -201,7 +201,7 @@ static int open_header(harmony *hm, const char *tok, size_t n) {
   hm->in_header = 1;
   hm->head.len = 0;
   if (sluicep_buf_append(&hm->head, tok, n)) {
-    sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.fed, "out of memory");
+    sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.at, "out of memory");
     return 1;
   }
   return 0;
@@ -215,7 +215,7 @@ static int literal(harmony *hm, const char *p, size_t n) {
   size_t room = hm->max_header - hm->head.len;
   size_t k = n < room ? n : room;
   if (sluicep_buf_append(&hm->head, p, k)) {
-    sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.fed, "out of memory");
+    sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.at, "out of memory");
     return 1;
   }
   if (k == n) return 0;
@@ -284,7 +284,7 @@ static int on_token(harmony *hm, int t, const char *p) {
       return on_token(hm, t, p); /* now in a body */
     }
     if (sluicep_buf_append(&hm->head, p, len)) {
-      sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.fed, "out of memory");
+      sluicep_fail(&hm->base, SLUICE_NOMEM, hm->base.at, "out of memory");
       return 1;
     }
     return 0;

@@ -17,53 +17,108 @@
  *            repeated reps(|C|) times.
  * "Repeated" is exact, or with quasi matching (profile current): S ends
  * with C and going back, each previous nearest copy of C leaves a gap
- * shorter than |C|, reps times in all.
+ * shorter than |C|, reps times in all. tests/monitor_model.c is this
+ * definition written literally; the unit test and the fuzz target hold the
+ * code below to it.
  *
- * Cost. Phase 1 uses per-length run counters (exact) or a bounded
- * backward scan (quasi, |C| <= 10). Phase 2 does not enumerate the
- * occurrences of M (there are thr/20 of them when a 10-character marker
- * recurs every 20 characters, which made the original quadratic). Any
- * firing C of length L has a second copy ending at e in (n-2L, n-L] (the
- * gap is shorter than L; exact repetition is gap 0). So candidates are
- * taken in bands L in [l, 8l), l = 10, 80, 640, ...: the last l code
- * points (a longer marker, a suffix of what must repeat) must occur ending
- * in (n-16l, n-l]. Each band keeps the occurrences of its l-grams in a ring
- * over that window, chained by fingerprint, so a checkpoint walks only the
- * occurrences of markers that really recur nearby (plus about 64 foreign
- * positions a slot: the tables grow with the windows). Many true
- * occurrences of a band's marker in its window need a periodic stretch at
- * the end, which is itself a repeat that fires. Per code point: a hash
- * step, ten run counters and one insert per band (at most 10 bands).
- * Measured: the marker adversary, 10^6 code points, about 0.06 s.
- * Substring equality uses a polynomial hash mod 2^61-1 (the hash can only
- * reject); every positive is verified code point by code point, so the
- * verdicts are exact: tests/test_monitor.c checks them against a literal
- * model.
+ * Where the time goes. Per code point, the feed loop does one thing: it
+ * decodes the code point into the history (eight ASCII bytes at a time).
+ * Everything else is done in batches at the checkpoints, over memory the
+ * loop just wrote:
+ * - whitespace: the trailing run is found by scanning back from the
+ *   checkpoint to the previous one (whose run is remembered), O(1) per
+ *   code point however long the run;
+ * - phase 1 and lengths 11..64 of phase 2: a backward comparison at the
+ *   checkpoint, which on text that does not repeat fails at its first or
+ *   second code point (instead of ten run counters per code point);
+ * - lengths over 64: a fingerprint index, below.
+ * A checkpoint every 512 code points costs a few thousand operations, about
+ * as much as the loop: 2 to 11 ns per code point on the benchmark's machine
+ * (`sluice bench monitor`; 16 KB to 64 MB, prose and adversaries).
  *
- * Memory: the detector may compare the last code point with the first (a
- * block of n/10 code points repeated ten times fires), so the history is
- * the whole stream: 12 bytes per code point (the code point and its
- * prefix hash) plus the band rings (about 4 bytes per code point).
- * max_history caps it (SLUICE_LIMIT); with repetition checks off no
- * history is kept; after a stop the history is freed.
+ * Lengths over 64 (bands). Any firing C of length L has a second copy
+ * ending at e in (n-2L, n-L] (the gap is shorter than L; exact repetition
+ * is gap 0). Lengths are taken in bands [65, 2048), then [lo, 8lo) with
+ * lo = 2048, 16384, ...; a band's marker is the last l code points (l under
+ * lo, so the marker lies inside C), which must recur at e. Each band indexes only the
+ * positions that are multiples of its step s (16, 32, then 64): a ring over
+ * the band's window, chained by fingerprint. At a checkpoint the band looks
+ * up the s markers that end 0..s-1 code points before n; exactly one of
+ * them ends on an indexed position for any e, so no copy is missed and the
+ * verdicts stay exact, while the index costs one insert per band per s code
+ * points instead of one per code point. A band past the first has a marker
+ * about half its shortest length, so a copy a lookup found still lies
+ * inside C for `slack` more code points: its distances are the candidates
+ * until then, and it looks up again only every few checkpoints. Many true occurrences of a band's
+ * marker in its window need a periodic stretch at the end, which is itself
+ * a repeat that fires; the tables grow with the windows so that a walk
+ * meets few foreign positions.
+ *
+ * Fingerprints. A polynomial hash mod 2^61-1 of every prefix that ends on
+ * a multiple of 16 code points (8 bytes per 16); the hash of any other
+ * substring is one of those plus at most 15 terms. The hash can only
+ * reject: every positive is verified code point by code point, so the
+ * verdicts are exact.
+ *
+ * Memory per code point (the detector may compare the last code point with
+ * the first: a block of n/10 code points repeated ten times fires, so the
+ * whole stream is kept while repetition checks are on): the code point (4
+ * bytes), the prefix fingerprints (0.5 bytes) and the band rings and
+ * tables (about 0.25 bytes), 4.75 bytes in all (the arrays grow by half,
+ * so up to half again while one grows; the benchmark measures 4.7 to 6.9
+ * bytes at the peak, 16 KB to 64 MB). The previous design kept a code
+ * point and an 8-byte fingerprint for every position plus a ring entry per
+ * position and band, 16 to 17 bytes. max_history caps the history
+ * (SLUICE_LIMIT); with repetition checks off only the code points since the
+ * last whitespace checkpoint are kept (at most 1024); after a stop
+ * everything is freed.
  */
 #include "sluice_private.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define HMOD ((uint64_t)0x1FFFFFFFFFFFFFFFULL) /* 2^61 - 1 */
 #define HBASE ((uint64_t)0x5DEECE66DULL + 1000003ULL)
-#define MAX_LEVELS 10
+#define GRID 16         /* prefix fingerprints every GRID code points */
+#define DIRECT_MAX 64   /* phase 2 lengths up to this are checked directly */
+#define MAX_BANDS 8     /* 2048 * 8^6 > (2^32) / 10 */
+#define MAX_STEP 64
 #define POS_LIMIT 0xFFFFFFF0u
+#define COMPACT 1024    /* code points kept when no history is needed */
+#define NINTERVALS 64
+#define EQ_DIRECT 1024  /* eq compares up to this many code points without hashing */
 
-typedef struct level {
-  uint32_t len;   /* l: the marker length of the band [l, 8l) */
-  uint32_t rmask; /* ring size - 1 (the ring covers the band's window) */
-  uint32_t *ring; /* ring[e & rmask]: previous end with the same slot */
+typedef unsigned __int128 u128;
+
+#define NCAND 32 /* distances a band carries between its lookups */
+
+typedef struct band {
+  uint64_t lo, hi; /* the lengths L in [lo, hi] this band finds */
+  uint32_t l;      /* marker length, a multiple of GRID */
+  uint32_t step;   /* indexed positions: multiples of step (of GRID) */
+  uint32_t shift;  /* log2(step) */
+  uint64_t slack;  /* lo - step - l: how far a lookup's distances stay valid */
+  uint64_t pl;     /* B^l */
+  /* Entries are (tag << 32 | e): e a position, tag the high bits of its
+   * marker's fingerprint, so that a walk passes other markers' positions
+   * without touching the fingerprints. */
+  uint64_t *ring;  /* ring[(e >> shift) & rmask]: the previous entry in e's slot */
+  uint32_t rmask;
+  uint64_t *head;  /* head[slot]: the last entry with that slot (0: none) */
   uint32_t tmask;
-  uint32_t *head; /* head[slot]: the last end position with that slot */
-  uint64_t pl;    /* B^len */
-} level;
+  uint64_t next;   /* the next position to insert */
+  /* the distances n - e the last lookup found, at position looked */
+  uint64_t looked;
+  int ncand; /* -1: too many; look up at every checkpoint */
+  uint32_t cand[NCAND];
+} band;
+
+typedef struct interval {
+  uint64_t lo, hi;
+} interval;
 
 typedef struct monitor {
   sluice_filter base;
@@ -73,25 +128,28 @@ typedef struct monitor {
   /* stream position */
   sluicep_u8 u8;
   uint64_t in_bytes;  /* bytes seen */
-  uint64_t cp_at;     /* stream offset of the code point being added, for errors */
   uint64_t out_bytes; /* bytes emitted */
   uint64_t n;         /* code points */
+  uint64_t next_event; /* the next position with a verdict to evaluate */
+  uint64_t n_limit;    /* code points the history may hold */
   int stopped;
-  /* whitespace */
-  uint64_t ws_count, ws_weight;
-  uint32_t last_cp;
-  /* phase 1, exact: per[L] = trailing run of i with S[i] == S[i-L] */
-  uint64_t per[11];
-  /* history */
+  /* whitespace: the trailing run of S[0..ws_at), and S[ws_at - 1] */
+  uint64_t ws_at, ws_count, ws_weight;
+  uint32_t ws_prev;
+  /* code points: cp[i - cp_base] is S[i]; cp_base stays 0 while the
+   * repetition detector needs the whole history */
   uint32_t *cp;
-  uint64_t *h; /* h[i]: hash of S[0..i) */
-  uint64_t p10; /* B^10 */
+  uint64_t cp_base;
   size_t cap;
-  level lv[MAX_LEVELS];
-  int nlv;
-  uint32_t *stamp; /* stamp[L] == ck: candidate L already checked */
-  size_t stamp_cap;
-  uint32_t ck;
+  /* fingerprints: H[k] = hash of S[0..GRID*k), for k <= nblocks */
+  uint64_t *H;
+  size_t hcap;
+  uint64_t nblocks;
+  uint64_t pw[GRID + 1]; /* B^0 .. B^GRID */
+  band bands[MAX_BANDS];
+  int nbands;
+  interval iv[NINTERVALS];
+  int niv;
 } monitor;
 
 /* ---------------- thresholds ---------------- */
@@ -106,40 +164,101 @@ static uint64_t reps(const monitor *m, uint64_t L) {
 
 /* ---------------- hashing ---------------- */
 
-static uint64_t mulmod(uint64_t a, uint64_t b) {
-  unsigned __int128 x = (unsigned __int128)a * b;
-  uint64_t lo = (uint64_t)(x & HMOD), hi = (uint64_t)(x >> 61);
-  uint64_t r = lo + hi;
+/* x mod 2^61-1 for x < 2^125: 2^64 is 8 modulo 2^61-1. */
+static inline uint64_t reduce(u128 x) {
+  uint64_t lo = (uint64_t)x, hi = (uint64_t)(x >> 64);
+  uint64_t r = (lo & HMOD) + (lo >> 61) + (hi << 3);
+  r = (r & HMOD) + (r >> 61);
   return r >= HMOD ? r - HMOD : r;
 }
 
-/* B^e, by squaring: callers compute it once per length. */
+static inline uint64_t mulmod(uint64_t a, uint64_t b) { return reduce((u128)a * b); }
+
+static inline uint64_t submod(uint64_t a, uint64_t b) { return a >= b ? a - b : a + HMOD - b; }
+
+/* h * B + c + 1: one more code point after a prefix hash. */
+static inline uint64_t extend(uint64_t h, uint32_t c) {
+  uint64_t r = mulmod(h, HBASE) + (uint64_t)c + 1;
+  return r >= HMOD ? r - HMOD : r;
+}
+
+/* B^(2^k), k < 64, made once: B^e then costs one product per set bit. */
+static uint64_t pow2k[64];
+
+static void init_pow2k(void) {
+  if (pow2k[0]) return; /* the same values whoever fills them first */
+  uint64_t b = HBASE, t[64];
+  for (int k = 0; k < 64; k++, b = mulmod(b, b)) t[k] = b;
+  for (int k = 63; k >= 0; k--) pow2k[k] = t[k];
+}
+
 static uint64_t powb(uint64_t e) {
-  uint64_t r = 1, b = HBASE;
-  for (; e; e >>= 1, b = mulmod(b, b))
-    if (e & 1) r = mulmod(r, b);
+  uint64_t r = 1;
+  for (int k = 0; e; k++, e >>= 1)
+    if (e & 1) r = mulmod(r, pow2k[k]);
   return r;
+}
+
+/* The hash of S[0..x): the stored one at the grid point below x, plus the
+ * code points after it, as independent products (no dependency chain). */
+static uint64_t prefix(const monitor *m, uint64_t x) {
+  uint64_t k = x / GRID, r = x % GRID;
+  if (r == 0) return m->H[k];
+  const uint32_t *c = m->cp + k * GRID;
+  u128 acc = (u128)m->H[k] * m->pw[r];
+  for (uint64_t i = 0; i < r; i++) acc += (u128)((uint64_t)c[i] + 1) * m->pw[r - 1 - i];
+  return reduce(acc);
 }
 
 /* Fingerprint of S[a..a+len); pl = B^len. */
 static uint64_t fp(const monitor *m, uint64_t a, uint64_t len, uint64_t pl) {
-  uint64_t x = m->h[a + len], y = mulmod(m->h[a], pl);
-  return x >= y ? x - y : x + HMOD - y;
+  return submod(prefix(m, a + len), mulmod(prefix(m, a), pl));
 }
 
-/* S[a..a+len) == S[b..b+len): the hash rejects, the code points confirm. */
+/* Computes H for every grid point up to n: one pass over the new code
+ * points, sixteen independent products per block. */
+static void hash_blocks(monitor *m) {
+  uint64_t k = m->nblocks, last = m->n / GRID;
+  const uint64_t *pw = m->pw;
+  for (; k < last; k++) {
+    const uint32_t *c = m->cp + k * GRID;
+    u128 acc = (u128)m->H[k] * pw[GRID];
+    /* two accumulators: the adds of one wait less on the other's */
+    u128 acc2 = 0;
+    for (int i = 0; i < GRID; i += 2) {
+      acc += (u128)((uint64_t)c[i] + 1) * pw[GRID - 1 - i];
+      acc2 += (u128)((uint64_t)c[i + 1] + 1) * pw[GRID - 2 - i];
+    }
+    m->H[k + 1] = reduce(acc + acc2);
+  }
+  m->nblocks = last;
+}
+
+/* S[a..a+len) == S[b..b+len), exactly: short ranges are compared, long
+ * ones hashed first (the hash rejects, the code points confirm). pl is
+ * B^len or 0 (computed here when needed). */
 static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
-  if (a == b) return 1;
+  if (a == b || len == 0) return 1;
+  const uint32_t *s = m->cp;
+  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
+   * that is there must be compared anyway). */
+  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
+  for (uint64_t i = 1; i <= 8; i++)
+    if (s[a + len - i] != s[b + len - i]) return 0;
+  if (!pl) pl = powb(len);
   if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
-  return memcmp(m->cp + a, m->cp + b, len * sizeof *m->cp) == 0;
+  return memcmp(s + a, s + b, len * sizeof *s) == 0;
 }
 
-/* Longest common suffix of S[0..e) and S[0..n), at most cap; by hashes only
- * (an overestimate can only add candidates, which are verified later). */
+/* Longest common suffix of S[0..e) and S[0..n), at most cap; past 32 code
+ * points by hashes only (an overestimate can only add candidates, which
+ * are verified later). */
 static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
-  uint64_t n = m->n;
+  uint64_t n = m->n, k = 0;
   if (cap > e) cap = e;
-  uint64_t lo = 0, hi = cap; /* lo: known common, hi: upper bound */
+  while (k < cap && k < 32 && m->cp[e - 1 - k] == m->cp[n - 1 - k]) k++;
+  if (k < 32 || k == cap) return k;
+  uint64_t lo = k, hi = cap; /* lo: known common, hi: upper bound */
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo + 1) / 2, pl = powb(mid);
     if (fp(m, e - mid, mid, pl) == fp(m, n - mid, mid, pl)) lo = mid;
@@ -150,20 +269,48 @@ static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
 
 /* ---------------- matching ---------------- */
 
+/* The largest i in [lo, hi] with s[i] == v, or UINT64_MAX: the scans for a
+ * copy's last code point, four at a time where SSE2 is there (always on
+ * x86-64); the loop below it is the portable form and the tail. */
+static uint64_t find_back(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t v) {
+  uint64_t i = hi + 1; /* candidates below i */
+#if defined(__SSE2__)
+  __m128i vv = _mm_set1_epi32((int)v);
+  while (i >= lo + 4) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4));
+    int mask = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, vv)));
+    if (mask) return i - 4 + (uint64_t)(31 - __builtin_clz((unsigned)mask));
+    i -= 4;
+  }
+#endif
+  while (i > lo) {
+    i--;
+    if (s[i] == v) return i;
+  }
+  return UINT64_MAX;
+}
+
 /* Quasi (and exact, its gap-0 case): S ends with C = S[n-L..n); count the
  * copies going back, each the nearest one before the previous with a gap
  * shorter than L (the original's rfind loop). */
 static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
-  uint64_t n = m->n, c = n - L, count = 1, pl = powb(L);
-  while (count < r && c > 0) {
-    if (c < L) break;
+  uint64_t n = m->n, c = n - L, count = 1, pl = L > EQ_DIRECT ? powb(L) : 0;
+  const uint32_t *s = m->cp;
+  uint32_t last = s[n - 1];
+  while (count < r && c >= L) {
     uint64_t lo = c + 1 >= 2 * L ? c + 1 - 2 * L : 0;
-    uint64_t q = c - L + 1, found = UINT64_MAX;
-    while (q-- > lo)
-      if (m->cp[q + L - 1] == m->cp[n - 1] && eq(m, q, n - L, L, pl)) {
-        found = q;
+    /* the nearest q in [lo, c - L] whose copy ends like C, then the rest */
+    uint64_t found = UINT64_MAX, hi = c - 1; /* q + L - 1 <= hi */
+    while (hi >= lo + L - 1) {
+      uint64_t e = find_back(s, lo + L - 1, hi, last);
+      if (e == UINT64_MAX) break;
+      if (eq(m, e + 1 - L, n - L, L, pl)) {
+        found = e + 1 - L;
         break;
       }
+      if (e == 0) break;
+      hi = e - 1;
+    }
     if (found == UINT64_MAX) break;
     count++;
     c = found;
@@ -172,118 +319,289 @@ static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
 }
 
 /* Exact: S ends with C repeated r times, i.e. the last r*L code points have
- * period L. */
+ * period L. Text that does not repeat fails at the first comparisons. */
 static int exact_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n;
   if (r * L > n) return 0;
-  /* Most candidates fail within a few code points: look before hashing. */
-  for (uint64_t i = 1; i <= 64 && i <= (r - 1) * L; i++)
-    if (m->cp[n - i] != m->cp[n - L - i]) return 0;
-  return eq(m, n - r * L, n - (r - 1) * L, (r - 1) * L, powb((r - 1) * L));
+  uint64_t span = (r - 1) * L, direct = span < 256 ? span : 256;
+  const uint32_t *s = m->cp;
+  for (uint64_t i = 1; i <= direct; i++)
+    if (s[n - i] != s[n - L - i]) return 0;
+  if (span == direct) return 1;
+  uint64_t len = span - direct;
+  return eq(m, n - r * L, n - span, len, 0);
+}
+
+/* M = S[n-10..n) occurs at pos (compared from its end). */
+static int marker_at(const monitor *m, uint64_t pos) {
+  const uint32_t *s = m->cp + pos, *t = m->cp + m->n - 10;
+  for (int i = 9; i >= 0; i--)
+    if (s[i] != t[i]) return 0;
+  return 1;
 }
 
 /* ---------------- phase 2 bands ---------------- */
 
-static uint32_t slot_of(const level *lv, uint64_t f) { return (uint32_t)(f ^ (f >> 29)) & lv->tmask; }
+static inline uint32_t slot_of(const band *b, uint64_t f) { return (uint32_t)f & b->tmask; }
+static inline uint64_t tag_of(uint64_t f) { return f >> 32 << 32; }
 
-static void level_insert(monitor *m, level *lv, uint64_t e) {
-  if (e < lv->len) return;
-  uint32_t s = slot_of(lv, fp(m, e - lv->len, lv->len, lv->pl));
-  lv->ring[e & lv->rmask] = lv->head[s];
-  lv->head[s] = (uint32_t)e;
-}
-
-/* The ring a band needs now: its window (n - 2*hiL, n] with hiL = min(8l - 1,
- * thr); it grows (doubling, rebuilt from the history) as thr does. */
-static uint64_t ring_need(const monitor *m, const level *lv) {
-  uint64_t hi = 8 * (uint64_t)lv->len - 1, thr = m->n / 10 + 1;
-  if (hi > thr) hi = thr;
-  return 2 * hi + 2;
-}
-
-static int level_build(monitor *m, level *lv) {
-  uint64_t need = ring_need(m, lv);
-  uint32_t rs = lv->rmask ? lv->rmask + 1 : 64;
-  while (rs < need) rs <<= 1;
-  uint32_t *ring = sluicep_realloc(&m->base.mem, lv->ring, (size_t)rs * sizeof *ring);
-  if (!ring) return -1;
-  lv->ring = ring;
-  lv->rmask = rs - 1;
-  /* The table grows with the window (about 64 positions a slot), so a walk
-   * meets a bounded number of other markers' positions; small tables for
-   * small bands stay in cache. */
-  uint32_t ts = 1u << 14;
-  while (ts < rs / 64 && ts < (1u << 22)) ts <<= 1;
-  if (!lv->head || ts != lv->tmask + 1) {
-    uint32_t *head = sluicep_realloc(&m->base.mem, lv->head, (size_t)ts * sizeof *head);
-    if (!head) return -1;
-    lv->head = head;
-    lv->tmask = ts - 1;
+/* Indexes the positions b->next, b->next + step, ... up to `top`. */
+static void band_insert_to(monitor *m, band *b, uint64_t top) {
+  const uint64_t *H = m->H;
+  uint64_t *ring = b->ring, *head = b->head, pl = b->pl, e = b->next;
+  uint32_t rmask = b->rmask, tmask = b->tmask, shift = b->shift, step = b->step, lg = b->l / GRID;
+  for (; e <= top; e += step) {
+    uint64_t f = submod(H[e / GRID], mulmod(H[e / GRID - lg], pl));
+    uint32_t s = (uint32_t)f & tmask;
+    ring[(e >> shift) & rmask] = head[s];
+    head[s] = tag_of(f) | e;
   }
-  memset(lv->head, 0, ((size_t)lv->tmask + 1) * sizeof *lv->head);
-  uint64_t from = m->n >= rs ? m->n - rs + 1 : 0;
-  if (from < lv->len) from = lv->len;
-  for (uint64_t e = from; e <= m->n; e++) level_insert(m, lv, e);
+  b->next = e;
+}
+
+/* The window a lookup at n covers: distances up to 2 * hiL, with hiL the
+ * band's top length at the thr of the last checkpoint its distances serve. */
+static uint64_t band_hi(const monitor *m, const band *b, uint64_t n) {
+  uint64_t thr = (n + b->slack) / 10;
+  (void)m;
+  return b->hi < thr ? b->hi : thr;
+}
+
+/* Ring entries the band needs now: its window (n - 2*hiL - step, n]. */
+static uint64_t band_need(const monitor *m, const band *b) {
+  return (2 * band_hi(m, b, m->n) + 2 * b->step) / b->step + 2;
+}
+
+/* (Re)builds the ring and table for the current window, from H. */
+static int band_build(monitor *m, band *b) {
+  uint64_t need = band_need(m, b);
+  uint32_t rs = b->rmask ? b->rmask + 1 : 64;
+  while (rs < need) rs <<= 1;
+  uint32_t ts = 64;
+  while (ts < rs) ts <<= 1; /* about one position a slot */
+  if (rs != b->rmask + 1 || !b->ring) {
+    uint64_t *ring = sluicep_realloc(&m->base.mem, b->ring, (size_t)rs * sizeof *ring);
+    if (!ring) return -1;
+    b->ring = ring;
+    b->rmask = rs - 1;
+  }
+  if (ts != b->tmask + 1 || !b->head) {
+    uint64_t *head = sluicep_realloc(&m->base.mem, b->head, (size_t)ts * sizeof *head);
+    if (!head) return -1;
+    b->head = head;
+    b->tmask = ts - 1;
+  }
+  memset(b->head, 0, (size_t)ts * sizeof *b->head);
+  uint64_t top = m->nblocks * GRID, from = 0;
+  if (top > (uint64_t)rs * b->step) from = top - (uint64_t)rs * b->step + b->step;
+  from = (from + b->step - 1) / b->step * b->step;
+  if (from < b->l) from = (b->l + b->step - 1) / b->step * b->step;
+  b->next = from;
+  band_insert_to(m, b, top);
+  b->ncand = -1; /* look up afresh */
   return 0;
 }
 
-static int add_level(monitor *m) {
-  level *lv = &m->lv[m->nlv];
-  memset(lv, 0, sizeof *lv);
-  lv->len = m->nlv ? 8 * m->lv[m->nlv - 1].len : 10;
-  lv->pl = powb(lv->len);
-  m->nlv++;
-  return level_build(m, lv);
+/* The shortest length of band i: 65 (after the direct lengths), 2048, then
+ * eight times the previous. */
+static uint64_t band_lo(int i) {
+  uint64_t lo = i == 0 ? DIRECT_MAX + 1 : 2048;
+  for (int k = 1; k < i; k++) lo *= 8;
+  return lo;
 }
 
-static int phase2(monitor *m) {
-  uint64_t n = m->n, thr = n / 10;
-  m->ck++;
-  for (int j = 0; j < m->nlv; j++) {
-    level *lv = &m->lv[j];
-    uint64_t l = lv->len;
-    uint64_t loL = l < 11 ? 11 : l, hiL = 8 * l - 1 < thr ? 8 * l - 1 : thr;
-    if (loL > hiL || n < l) continue;
-    uint64_t fm = fp(m, n - l, l, lv->pl);
-    /* e > elow: quasi looks for the second copy in (n-2L, n-L], exact at n-L. */
-    uint64_t elow = m->quasi ? n - 2 * hiL : n - hiL - 1;
-    uint64_t e = lv->head[slot_of(lv, fm)];
-    for (; e > elow; e = lv->ring[e & lv->rmask]) {
-      if (e > n - loL) continue;
-      if (fp(m, e - l, l, lv->pl) != fm) continue;
-      if (!m->quasi) {
-        uint64_t L = n - e;
-        if (L <= hiL && exact_match(m, L, reps(m, L))) return 1;
-        continue;
-      }
-      uint64_t top = n - e; /* e <= n - L */
-      if (top > hiL) top = hiL;
-      uint64_t lam = lcs(m, e, top);
-      if (top > lam) top = lam;
-      uint64_t bot = (n - e) / 2 + 1; /* e > n - 2L */
-      if (bot < loL) bot = loL;
-      for (uint64_t L = bot; L <= top; L++) {
-        if (m->stamp[L] == m->ck) continue;
-        m->stamp[L] = m->ck;
-        uint64_t r = reps(m, L);
-        if (r * L > n) continue;
-        if (!eq(m, n - 10 - L, n - 10, 10, m->p10)) continue; /* M occurs at n-10-L */
-        if (quasi_match(m, L, r)) return 1;
+static int add_band(monitor *m) {
+  band *b = &m->bands[m->nbands];
+  memset(b, 0, sizeof *b);
+  int i = m->nbands;
+  b->lo = band_lo(i);
+  b->hi = band_lo(i + 1) - 1;
+  b->shift = i == 0 ? 4 : i == 1 ? 5 : 6;
+  b->step = 1u << b->shift;
+  /* The first band looks up at every checkpoint, with the longest marker
+   * that fits; the others' markers are about half their shortest length:
+   * a copy found at a lookup still lies inside C for the next `slack` code
+   * points, so they look up every few checkpoints. */
+  b->l = (uint32_t)((i == 0 ? b->lo - b->step : (b->lo - b->step) / 2) / GRID * GRID);
+  b->slack = b->lo - b->step - b->l;
+  b->pl = powb(b->l);
+  m->nbands++;
+  return band_build(m, b);
+}
+
+/* Bands for every length up to thr, their windows, every indexed position
+ * up to the last grid point. */
+static int bands_update(monitor *m) {
+  uint64_t thr = m->n / 10;
+  while (m->nbands < MAX_BANDS && band_lo(m->nbands) <= thr)
+    if (add_band(m)) return -1;
+  uint64_t top = m->nblocks * GRID;
+  for (int i = 0; i < m->nbands; i++) {
+    band *b = &m->bands[i];
+    if ((uint64_t)b->rmask + 1 < band_need(m, b)) {
+      if (band_build(m, b)) return -1;
+      continue;
+    }
+    band_insert_to(m, b, top);
+  }
+  return 0;
+}
+
+/* Quasi candidates are intervals of lengths, gathered over a checkpoint and
+ * merged, so that a length two candidates share is checked once. */
+static int check_intervals(monitor *m) {
+  int n = m->niv;
+  m->niv = 0;
+  /* insertion sort by lo: at most NINTERVALS */
+  for (int i = 1; i < n; i++) {
+    interval t = m->iv[i];
+    int j = i;
+    for (; j > 0 && m->iv[j - 1].lo > t.lo; j--) m->iv[j] = m->iv[j - 1];
+    m->iv[j] = t;
+  }
+  uint64_t done = 0; /* lengths up to done are checked */
+  for (int i = 0; i < n; i++) {
+    uint64_t L = m->iv[i].lo > done ? m->iv[i].lo : done + 1, nn = m->n;
+    uint32_t last = m->cp[nn - 1];
+    while (L <= m->iv[i].hi) {
+      /* M occurs at n-10-L: its last code point S[n-1-L] first */
+      uint64_t e = find_back(m->cp, nn - 1 - m->iv[i].hi, nn - 1 - L, last);
+      if (e == UINT64_MAX) break;
+      L = nn - 1 - e;
+      uint64_t r = reps(m, L);
+      if (r * L <= nn && marker_at(m, nn - 10 - L) && quasi_match(m, L, r)) return 1;
+      L++;
+    }
+    if (m->iv[i].hi > done) done = m->iv[i].hi;
+  }
+  return 0;
+}
+
+static int add_interval(monitor *m, uint64_t lo, uint64_t hi) {
+  if (m->niv == NINTERVALS && check_intervals(m)) return 1;
+  m->iv[m->niv].lo = lo;
+  m->iv[m->niv].hi = hi;
+  m->niv++;
+  return 0;
+}
+
+/* One candidate: an earlier copy ends at et. Returns 1 if it fires. */
+static int band_candidate(monitor *m, uint64_t loL, uint64_t hiL, uint64_t et) {
+  uint64_t n = m->n;
+  if (et >= n || n - et < loL) return 0;
+  if (!m->quasi) {
+    uint64_t L = n - et;
+    return L <= hiL && exact_match(m, L, reps(m, L));
+  }
+  uint64_t hiC = n - et; /* e <= n - L */
+  if (hiC > hiL) hiC = hiL;
+  if (2 * hiL <= n - et) return 0; /* e > n - 2L */
+  uint64_t lam = lcs(m, et, hiC);
+  if (hiC > lam) hiC = lam;
+  uint64_t loC = (n - et) / 2 + 1;
+  if (loC < loL) loC = loL;
+  return loC <= hiC && add_interval(m, loC, hiC);
+}
+
+/* A lookup: the s markers ending 0..s-1 code points before n, each in the
+ * index; the distances of the copies go to the band's list (or, when there
+ * are too many, are checked at once and the band looks up again next
+ * time). top[j] is the hash of S[0..n-j). Returns 1 if a candidate fires. */
+static int band_lookup(monitor *m, band *b, const uint64_t *top) {
+  uint64_t n = m->n, l = b->l, step = b->step;
+  uint64_t loL = b->lo, hiL = band_hi(m, b, n), bot[MAX_STEP];
+  uint64_t thr = n / 10, hiNow = b->hi < thr ? b->hi : thr; /* for checks at n */
+  /* bot[j] = hash of S[0..n-j-l) */
+  uint64_t y0 = n - l - step + 1, h = prefix(m, y0);
+  for (uint64_t y = y0;; y++) {
+    bot[n - l - y] = h;
+    if (y == n - l) break;
+    h = extend(h, m->cp[y]);
+  }
+  b->looked = n;
+  b->ncand = 0;
+  for (uint64_t j = 0; j < step; j++) {
+    uint64_t fx = submod(top[j], mulmod(bot[j], b->pl));
+    /* e + j is where the earlier copy ends, at a distance in [loL, 2*hiL) */
+    uint64_t elow = n - j > 2 * hiL ? n - j - 2 * hiL : 0;
+    uint64_t ehigh = n - j - loL, tag = tag_of(fx);
+    for (uint64_t x = b->head[slot_of(b, fx)];; x = b->ring[(x & 0xFFFFFFFFu) >> b->shift & b->rmask]) {
+      uint64_t e = x & 0xFFFFFFFFu;
+      if (e <= elow) break;
+      /* a tag match is a candidate: what follows verifies it */
+      if (e > ehigh || (x & ~(uint64_t)0xFFFFFFFFu) != tag) continue;
+      uint64_t d = n - e - j;
+      if (b->ncand >= 0 && b->ncand < NCAND) {
+        b->cand[b->ncand++] = (uint32_t)d;
+      } else {
+        if (b->ncand >= 0) { /* the list is full: check it now, then go on */
+          for (int k = 0; k < b->ncand; k++)
+            if (band_candidate(m, loL, hiNow, n - b->cand[k])) return 1;
+          b->ncand = -1;
+        }
+        if (band_candidate(m, loL, hiNow, n - d)) return 1;
       }
     }
   }
   return 0;
 }
 
+static int phase2_bands(monitor *m) {
+  uint64_t n = m->n, thr = n / 10;
+  uint64_t top[MAX_STEP], need = 0;
+  for (int bi = 0; bi < m->nbands; bi++) {
+    band *b = &m->bands[bi];
+    if ((b->ncand < 0 || n > b->looked + b->slack) && b->step > need) need = b->step;
+  }
+  /* top[j] = hash of S[0..n-j), for the lookups of this checkpoint */
+  uint64_t x0 = n - (need ? need : 1) + 1, h = prefix(m, x0);
+  for (uint64_t x = x0;; x++) {
+    top[n - x] = h;
+    if (x == n) break;
+    h = extend(h, m->cp[x]);
+  }
+  m->niv = 0;
+  for (int bi = 0; bi < m->nbands; bi++) {
+    band *b = &m->bands[bi];
+    uint64_t loL = b->lo, hiL = b->hi < thr ? b->hi : thr;
+    if (loL > hiL) continue;
+    /* A copy that makes C fire at n was found by a lookup at most slack
+     * code points before (the marker lay inside C then), so the distances
+     * of that lookup are the candidates until then. */
+    if (b->ncand < 0 || n > b->looked + b->slack) {
+      if (band_lookup(m, b, top)) return 1;
+      if (b->ncand < 0) continue; /* its candidates were checked */
+    }
+    for (int k = 0; k < b->ncand; k++)
+      if (band_candidate(m, loL, hiL, n - b->cand[k])) return 1;
+  }
+  return m->quasi && check_intervals(m);
+}
+
 static int detect(monitor *m) {
   uint64_t n = m->n, thr = n / 10;
+  const uint32_t *s = m->cp;
+  hash_blocks(m); /* long comparisons hash */
   for (uint64_t L = 1; L <= 10 && L <= thr; L++) {
     uint64_t r = reps(m, L);
     if (L * r > n) break;
-    if (m->quasi ? quasi_match(m, L, r) : m->per[L] >= (r - 1) * L) return 1;
+    if (m->quasi ? quasi_match(m, L, r) : exact_match(m, L, r)) return 1;
   }
   if (thr <= 10) return 0;
-  return phase2(m);
+  /* phase 2 up to DIRECT_MAX: M must occur at n-10-L, so S[n-1-L] is S[n-1] */
+  uint32_t last = s[n - 1];
+  for (uint64_t L = 11; L <= DIRECT_MAX && L <= thr; L++) {
+    if (s[n - 1 - L] != last) continue;
+    uint64_t r = reps(m, L);
+    if (!m->quasi) {
+      if (exact_match(m, L, r)) return 1; /* a period L over r*L implies M */
+    } else if (r * L <= n && marker_at(m, n - 10 - L) && quasi_match(m, L, r)) {
+      return 1;
+    }
+  }
+  if (thr <= DIRECT_MAX) return 0;
+  if (bands_update(m)) return -1;
+  return phase2_bands(m);
 }
 
 /* ---------------- history ---------------- */
@@ -291,73 +609,36 @@ static int detect(monitor *m) {
 static void free_history(monitor *m) {
   sluice_mem *mem = &m->base.mem;
   sluicep_dealloc(mem, m->cp);
-  sluicep_dealloc(mem, m->h);
-  sluicep_dealloc(mem, m->stamp);
+  sluicep_dealloc(mem, m->H);
   m->cp = NULL;
-  m->h = NULL;
-  m->stamp = NULL;
-  m->cap = m->stamp_cap = 0;
-  for (int j = 0; j < m->nlv; j++) {
-    sluicep_dealloc(mem, m->lv[j].ring);
-    sluicep_dealloc(mem, m->lv[j].head);
+  m->H = NULL;
+  m->cap = m->hcap = 0;
+  for (int j = 0; j < m->nbands; j++) {
+    sluicep_dealloc(mem, m->bands[j].ring);
+    sluicep_dealloc(mem, m->bands[j].head);
   }
-  m->nlv = 0;
+  m->nbands = 0;
 }
 
-static int grow(monitor *m) {
-  size_t nc = m->cap ? m->cap * 2 : 4096;
+/* Room for `more` code points after S[n-1]. The arrays grow by half. */
+static int reserve(monitor *m, uint64_t more) {
+  uint64_t need = m->n - m->cp_base + more;
+  if (need <= m->cap) return 0;
   sluice_mem *mem = &m->base.mem;
+  size_t nc = m->cap ? m->cap + m->cap / 2 : (m->rep_interval ? 4096 : COMPACT);
+  if (nc < need) nc = (size_t)need;
   uint32_t *cp = sluicep_realloc(mem, m->cp, nc * sizeof *cp);
   if (!cp) return -1;
   m->cp = cp;
-  uint64_t *h = sluicep_realloc(mem, m->h, (nc + 1) * sizeof *h);
-  if (!h) return -1;
-  m->h = h;
-  size_t ns = nc / 10 + 2;
-  uint32_t *st = sluicep_realloc(mem, m->stamp, ns * sizeof *st);
-  if (!st) return -1;
-  memset(st + m->stamp_cap, 0, (ns - m->stamp_cap) * sizeof *st);
-  m->stamp = st;
-  m->stamp_cap = ns;
-  if (m->cap == 0) m->h[0] = 0;
   m->cap = nc;
-  return 0;
-}
-
-static int remember(monitor *m, uint32_t c) {
-  uint64_t n = m->n; /* already counted: c is S[n-1] */
-  if (m->max_history && n > m->max_history) {
-    sluicep_fail(&m->base, SLUICE_LIMIT, m->cp_at,
-                 "the monitor's history exceeded max_history (%llu code points)",
-                 (unsigned long long)m->max_history);
-    return 1;
+  if (m->rep_interval) {
+    size_t nh = nc / GRID + 2;
+    uint64_t *H = sluicep_realloc(mem, m->H, nh * sizeof *H);
+    if (!H) return -1;
+    if (!m->H || m->hcap == 0) H[0] = 0;
+    m->H = H;
+    m->hcap = nh;
   }
-  if (n > POS_LIMIT) {
-    sluicep_fail(&m->base, SLUICE_LIMIT, m->cp_at, "the monitor counts at most 2^32 code points");
-    return 1;
-  }
-  if (n > m->cap && grow(m)) {
-    sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's history");
-    return 1;
-  }
-  m->cp[n - 1] = c;
-  m->h[n] = mulmod(m->h[n - 1], HBASE) + (uint64_t)c + 1;
-  if (m->h[n] >= HMOD) m->h[n] -= HMOD;
-  for (uint64_t L = 1; L <= 10; L++)
-    m->per[L] = (n > L && m->cp[n - 1] == m->cp[n - 1 - L]) ? m->per[L] + 1 : 0;
-  for (int j = 0; j < m->nlv; j++) {
-    level *lv = &m->lv[j];
-    if (lv->rmask + 1 < ring_need(m, lv) ? level_build(m, lv) : (level_insert(m, lv, n), 0)) {
-      sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's index");
-      return 1;
-    }
-  }
-  /* A band is needed once its lengths fit under thr = n / 10. */
-  while (m->nlv < MAX_LEVELS && (m->nlv ? 8 * (uint64_t)m->lv[m->nlv - 1].len : 10) <= n / 10 + 1)
-    if (add_level(m)) {
-      sluicep_fail(&m->base, SLUICE_NOMEM, m->cp_at, "out of memory for the monitor's index");
-      return 1;
-    }
   return 0;
 }
 
@@ -372,30 +653,184 @@ static int stop(monitor *m, const char *reason) {
   ev.name_len = strlen(reason);
   ev.offset = m->n;
   ev.complete = 1;
-  return sluicep_event(&m->base, &ev);
+  sluicep_event(&m->base, &ev);
+  return 1;
 }
 
-/* One more code point. Returns 1 when the stream stops at it (or on error). */
-static int add_cp(monitor *m, uint32_t c) {
-  m->n++;
+static inline int is_space(uint32_t c) {
+  if (c < 0x80) return (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20);
+  return sluicep_is_space_cp(c);
+}
+
+static inline uint64_t ws_weight(uint32_t c, uint32_t prev) {
+  if (c == '\n') return prev == '\r' ? 0 : 8; /* \r\n weighs 8 in all */
+  return c == '\r' ? 8 : c == '\t' ? 4 : 1;
+}
+
+/* Brings the trailing whitespace run up to position `to`, from the one at
+ * ws_at: a scan back that stops at ws_at, so each code point is looked at
+ * about once. */
+static void ws_advance(monitor *m, uint64_t to) {
+  const uint32_t *s = m->cp; /* S[k] is s[k - b] */
+  uint64_t b = m->cp_base, from = m->ws_at, i = to;
+  if (to == from) return;
+  while (i > from && is_space(s[i - 1 - b])) i--;
+  uint32_t prev = i == from ? m->ws_prev : s[i - 1 - b];
+  if (i > from) m->ws_count = m->ws_weight = 0; /* a non-space ended the old run */
+  m->ws_count += to - i;
+  if (m->weighted)
+    for (uint64_t k = i; k < to; k++) {
+      m->ws_weight += ws_weight(s[k - b], prev);
+      prev = s[k - b];
+    }
+  m->ws_prev = s[to - 1 - b];
+  m->ws_at = to;
+}
+
+static uint64_t next_multiple(uint64_t n, uint64_t iv) {
+  return iv ? (n / iv + 1) * iv : UINT64_MAX;
+}
+
+static void plan(monitor *m) {
+  uint64_t n = m->n, e = next_multiple(n, m->ws_interval), r = next_multiple(n, m->rep_interval);
+  if (r < e) e = r;
+  if (m->max_length > n && m->max_length < e) e = m->max_length;
+  if (!m->rep_interval && m->cp_base + COMPACT < e) e = m->cp_base + COMPACT;
+  m->next_event = e;
+}
+
+/* The checkpoint at n (n == next_event). Returns 1 when the stream stops
+ * there, -1 on an error. */
+static int at_event(monitor *m) {
   uint64_t n = m->n;
-  if (sluicep_is_space_cp(c)) {
-    m->ws_count++;
-    if (c == '\n') m->ws_weight += (m->last_cp == '\r' && m->ws_count > 1) ? 0 : 8;
-    else if (c == '\r') m->ws_weight += 8;
-    else if (c == '\t') m->ws_weight += 4;
-    else m->ws_weight += 1;
-  } else {
-    m->ws_count = m->ws_weight = 0;
+  if (m->max_length && n == m->max_length) return stop(m, "max_length");
+  if (m->ws_interval && n % m->ws_interval == 0) {
+    ws_advance(m, n);
+    if ((m->weighted ? m->ws_weight : m->ws_count) >= m->ws_threshold) return stop(m, "whitespace");
   }
-  m->last_cp = c;
-  if (m->rep_interval && remember(m, c)) return 1;
-  if (m->max_length && n == m->max_length) return stop(m, "max_length"), 1;
-  if (m->ws_interval && n % m->ws_interval == 0 &&
-      (m->weighted ? m->ws_weight : m->ws_count) >= m->ws_threshold)
-    return stop(m, "whitespace"), 1;
-  if (m->rep_interval && n % m->rep_interval == 0 && detect(m)) return stop(m, "repetition"), 1;
+  if (m->rep_interval && n % m->rep_interval == 0) {
+    int r = detect(m);
+    if (r < 0) {
+      sluicep_fail(&m->base, SLUICE_NOMEM, m->base.at, "out of memory for the monitor's index");
+      return -1;
+    }
+    if (r) return stop(m, "repetition");
+  }
+  if (!m->rep_interval && n - m->cp_base >= COMPACT) {
+    /* no history needed: keep only what the whitespace rule has not seen */
+    ws_advance(m, n);
+    m->cp_base = n;
+  }
+  plan(m);
   return 0;
+}
+
+/* The code point that would exceed the history, starting at stream offset
+ * `at`: SLUICE_LIMIT. */
+static int over_limit(monitor *m, uint64_t at) {
+  if (m->max_history && m->n >= m->max_history)
+    sluicep_fail(&m->base, SLUICE_LIMIT, at,
+                 "the monitor's history exceeded max_history (%llu code points)",
+                 (unsigned long long)m->max_history);
+  else
+    sluicep_fail(&m->base, SLUICE_LIMIT, at, "the monitor counts at most 2^32 code points");
+  return -1;
+}
+
+/* One code point decoded outside the bulk loop (a sequence cut by a chunk
+ * boundary, or flushed at the end). Returns 1 on a stop, -1 on an error. */
+static int add_one(monitor *m, uint32_t c, uint64_t at) {
+  if (m->n >= m->n_limit) return over_limit(m, at);
+  if (reserve(m, 1)) {
+    sluicep_fail(&m->base, SLUICE_NOMEM, m->base.at, "out of memory for the monitor's history");
+    return -1;
+  }
+  m->cp[m->n - m->cp_base] = c;
+  m->n++;
+  return m->n == m->next_event ? at_event(m) : 0;
+}
+
+/* Does p[0..n) (n < 4) begin a well-formed sequence that more bytes could
+ * complete? */
+static int cut_sequence(const uint8_t *p, size_t n) {
+  sluicep_u8 st = {{0}, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    if (sluicep_u8_step(&st, p[i], NULL) != 0) return 0;
+  return st.npend == n;
+}
+
+static uint32_t decode(const uint8_t *s, size_t n) {
+  switch (n) {
+  case 2: return ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
+  case 3: return ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
+  default:
+    return ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
+           ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+  }
+}
+
+/* Eight bytes to eight code points (the caller keeps the ASCII ones). */
+static inline void widen8(uint32_t *out, const uint8_t *p) {
+#if defined(__SSE2__)
+  __m128i z = _mm_setzero_si128();
+  __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
+  __m128i w = _mm_unpacklo_epi8(b, z);
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_unpacklo_epi16(w, z));
+  _mm_storeu_si128((__m128i *)(void *)(out + 4), _mm_unpackhi_epi16(w, z));
+#else
+  for (int j = 0; j < 8; j++) out[j] = p[j];
+#endif
+}
+
+/* The bulk loop: decodes p[i..n) into the history until the next event or
+ * a sequence cut by the chunk's end. Returns the new i. */
+static size_t decode_run(monitor *m, const uint8_t *p, size_t i, size_t n, uint64_t until) {
+  uint32_t *out = m->cp + (m->n - m->cp_base); /* S[k] is out[k - m->n] */
+  uint64_t k0 = m->n, k = k0;
+  while (i < n && k < until) {
+    if (i + 8 <= n && k + 8 <= until) {
+      uint64_t w;
+      memcpy(&w, p + i, 8);
+      uint64_t high = w & 0x8080808080808080ULL;
+      /* the ASCII bytes before the first other one (all eight, mostly) */
+      size_t a = high ? (size_t)__builtin_ctzll(high) / 8 : 8;
+      widen8(out + (k - k0), p + i); /* only the first a are kept */
+      i += a;
+      k += a;
+      if (a == 8) continue;
+      /* the common two- and three-byte sequences, here; the rest below */
+      if (i + 3 > n) continue; /* near the end: the general path below */
+      uint8_t b0 = p[i], b1 = p[i + 1];
+      if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
+        out[k++ - k0] = ((uint32_t)(b0 & 0x1F) << 6) | (b1 & 0x3F);
+        i += 2;
+        continue;
+      }
+      if (b0 >= 0xE1 && b0 <= 0xEC && (b1 & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80) {
+        out[k++ - k0] = ((uint32_t)(b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (p[i + 2] & 0x3F);
+        i += 3;
+        continue;
+      }
+      if (k >= until) break;
+    }
+    uint8_t b = p[i];
+    if (b < 0x80) {
+      out[k++ - k0] = b;
+      i++;
+      continue;
+    }
+    size_t l = sluicep_u8_seq_len(p + i, n - i);
+    if (l == 0) {
+      if (n - i < 4 && cut_sequence(p + i, n - i)) break;
+      out[k++ - k0] = 0x80000000u | b; /* an invalid byte is a code point of its own */
+      i++;
+      continue;
+    }
+    out[k++ - k0] = decode(p + i, l);
+    i += l;
+  }
+  m->n = k;
+  return i;
 }
 
 /* Emits stream bytes [from, to) on ch; they lie in carry (the bytes just
@@ -414,39 +849,78 @@ static int emit_range(monitor *m, sluice_channel ch, uint64_t from, uint64_t to,
   return 0;
 }
 
+/* A stop (or an error) at the code point ending at stream offset `end`:
+ * TEXT up to it, DROPPED after it, the history freed. */
+static sluice_status finish_stop(monitor *m, int r, uint64_t end, const uint8_t *carry,
+                                 size_t ncarry, uint64_t base, const char *p, uint64_t total) {
+  if (r > 0 && m->base.err.status == SLUICE_OK) {
+    m->in_bytes = total;
+    if (!emit_range(m, SLUICE_TEXT, m->out_bytes, end, carry, ncarry, base, p))
+      emit_range(m, SLUICE_DROPPED, end, total, carry, ncarry, base, p);
+    m->u8.npend = 0;
+  }
+  free_history(m);
+  return m->base.err.status;
+}
+
 static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
-  uint64_t base = m->in_bytes;
+  uint64_t base = m->in_bytes, total = base + n;
   if (m->stopped) {
-    m->in_bytes += n;
+    m->in_bytes = total;
     sluicep_emit(f, SLUICE_DROPPED, p, n);
     return f->err.status;
   }
+  const uint8_t *u = (const uint8_t *)p;
   uint8_t carry[4];
-  size_t ncarry = m->u8.npend;
+  size_t ncarry = m->u8.npend, i = 0;
   memcpy(carry, m->u8.pend, ncarry);
-  for (size_t i = 0; i < n; i++) {
+  /* A sequence the previous chunk cut: the step decoder, a byte at a time. */
+  while (i < n && m->u8.npend) {
     uint64_t B = base + i;
     int npb = m->u8.npend;
     uint32_t cps[4];
-    int k = sluicep_u8_step(&m->u8, (uint8_t)p[i], cps);
+    int k = sluicep_u8_step(&m->u8, u[i], cps);
     int whole = npb > 0 && k == 1 && !(cps[0] & 0x80000000u);
     for (int j = 0; j < k; j++) {
-      /* where this code point starts: a completed sequence began npb bytes
-       * back; the bytes of a broken one are a code point each */
-      m->cp_at = whole ? B - (uint64_t)npb : (j < npb ? B - (uint64_t)npb + (uint64_t)j : B);
-      if (!add_cp(m, cps[j])) continue;
-      if (f->err.status != SLUICE_OK) return f->err.status;
-      uint64_t end = (whole || j >= npb) ? B + 1 : B - (uint64_t)npb + (uint64_t)j + 1;
-      m->in_bytes = base + n;
-      if (emit_range(m, SLUICE_TEXT, m->out_bytes, end, carry, ncarry, base, p)) return f->err.status;
-      emit_range(m, SLUICE_DROPPED, end, base + n, carry, ncarry, base, p);
-      free_history(m);
-      return f->err.status;
+      /* where this code point starts and ends: a completed sequence began
+       * npb bytes back; the bytes of a broken one are a code point each */
+      uint64_t at = whole ? B - (uint64_t)npb : (j < npb ? B - (uint64_t)npb + (uint64_t)j : B);
+      uint64_t end = (whole || j >= npb) ? B + 1 : at + 1;
+      int r = add_one(m, cps[j], at);
+      if (r) return finish_stop(m, r, end, carry, ncarry, base, p, total);
     }
+    i++;
   }
-  m->in_bytes = base + n;
-  emit_range(m, SLUICE_TEXT, m->out_bytes, m->in_bytes - m->u8.npend, carry, ncarry, base, p);
+  while (i < n) {
+    if (m->n >= m->n_limit) {
+      if (n - i < 4 && cut_sequence(u + i, n - i)) break; /* not a code point yet */
+      over_limit(m, base + i);
+      return finish_stop(m, -1, 0, carry, ncarry, base, p, total);
+    }
+    uint64_t until = m->next_event < m->n_limit ? m->next_event : m->n_limit;
+    /* With the history kept, room for the whole chunk at once (one
+     * allocation, not one per checkpoint); without, only up to the next
+     * event, which keeps the memory bounded. */
+    size_t room = n - i;
+    if (until - m->n < room && !m->rep_interval) room = (size_t)(until - m->n);
+    if (m->n + room > m->n_limit) room = (size_t)(m->n_limit - m->n);
+    if (reserve(m, room)) {
+      sluicep_fail(f, SLUICE_NOMEM, f->at, "out of memory for the monitor's history");
+      return finish_stop(m, -1, 0, carry, ncarry, base, p, total);
+    }
+    i = decode_run(m, u, i, n, until);
+    if (m->n == m->next_event) {
+      int r = at_event(m);
+      if (r) return finish_stop(m, r, base + i, carry, ncarry, base, p, total);
+      continue;
+    }
+    if (m->n < until) break; /* a sequence cut by the end of the chunk */
+  }
+  /* the bytes of a cut sequence are held for the next chunk */
+  for (; i < n; i++) sluicep_u8_step(&m->u8, u[i], NULL);
+  m->in_bytes = total;
+  emit_range(m, SLUICE_TEXT, m->out_bytes, total - m->u8.npend, carry, ncarry, base, p);
   return f->err.status;
 }
 
@@ -459,18 +933,11 @@ static sluice_status monitor_finish(sluice_filter *f) {
     uint32_t cps[4];
     int k = sluicep_u8_flush(&m->u8, cps);
     uint64_t base = m->in_bytes, start = base - ncarry;
-    uint64_t end = base;
     for (int j = 0; j < k; j++) {
-      m->cp_at = start + (uint64_t)j;
-      if (add_cp(m, cps[j])) {
-        if (f->err.status != SLUICE_OK) return f->err.status;
-        end = start + (uint64_t)j + 1;
-        break;
-      }
+      int r = add_one(m, cps[j], start + (uint64_t)j);
+      if (r) return finish_stop(m, r, start + (uint64_t)j + 1, carry, ncarry, base, NULL, base);
     }
-    if (emit_range(m, SLUICE_TEXT, m->out_bytes, end, carry, ncarry, base, NULL))
-      return f->err.status;
-    emit_range(m, SLUICE_DROPPED, end, base, carry, ncarry, base, NULL);
+    emit_range(m, SLUICE_TEXT, m->out_bytes, base, carry, ncarry, base, NULL);
   }
   free_history(m);
   return f->err.status;
@@ -519,8 +986,13 @@ sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts 
   m->rep_interval = o->repetition_interval;
   m->max_length = o->max_length;
   m->max_history = o->max_history;
-  m->p10 = powb(10);
+  /* the history holds every code point while repetition checks are on */
+  m->n_limit = m->rep_interval ? POS_LIMIT : UINT64_MAX;
+  if (m->rep_interval && m->max_history && m->max_history < m->n_limit)
+    m->n_limit = m->max_history;
+  init_pow2k();
+  for (int i = 0; i <= GRID; i++) m->pw[i] = i ? mulmod(m->pw[i - 1], HBASE) : 1;
+  plan(m);
   *out = f;
   return SLUICE_OK;
 }
-

@@ -33,8 +33,19 @@ typedef struct pset {
   size_t count;
   uint8_t first[256];
   uint8_t second[256]; /* bytes a pattern can have at index 1 (any if a pattern is 1 byte) */
+  uint8_t third[256];  /* likewise at index 2 (any if a pattern has at most 2 bytes) */
   int nfirst;    /* distinct first bytes */
-  uint8_t byte0; /* the first byte when nfirst == 1 (memchr) */
+  size_t minlen; /* the shortest pattern */
+  uint8_t byte0; /* the first byte when nfirst == 1 */
+  /* The vector prefilter: a position may start a pattern when its byte is
+   * one of vf and the next byte x has (x | vm[k]) == vs[k] for some k (a
+   * letter in either case is one test). A superset of first[] and second[]:
+   * next_candidate checks every position it reports with the tables. */
+  int vector;        /* 0: too many distinct bytes, scan with the tables;
+                        2: one first byte, at most two tests each after it */
+  uint8_t vf[4];     /* first bytes, padded by repeating */
+  uint8_t vs[4], vm[4]; /* second-byte tests, padded */
+  uint8_t vt[4], vtm[4]; /* third-byte tests, likewise */
 } pset;
 
 enum phase { SEEK, BLOCK, CLOSE_ONLY, PASS };
@@ -51,6 +62,8 @@ typedef struct think {
   pset *closes; /* one closing literal per block */
   /* channel mode */
   int inside; /* block index, or -1 */
+  const pset *cur;        /* the patterns active now: opens, or the block's close */
+  sluice_channel cur_ch;  /* where content goes now: TEXT, or THOUGHT inside */
   uint64_t thought_start;
   /* anchored mode */
   enum phase phase;
@@ -104,6 +117,56 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
     }
   }
   if (n > t->maxpat) t->maxpat = n;
+  if (ps->minlen == 0 || n < ps->minlen) ps->minlen = n;
+}
+
+/* The tests (x | m[k]) == v[k] that accept every byte of `set` (a letter
+ * and its other case are one test); 0 if more than four are needed. A set
+ * of every byte is one test that accepts all (0xFF | x == 0xFF). */
+static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
+  int n = 0, any = 1;
+  for (int c = 0; c < 256; c++) any &= set[c];
+  if (any) {
+    v[0] = m[0] = 0xFF;
+    n = 1;
+  } else {
+    for (int c = 0; c < 256; c++) {
+      if (!set[c]) continue;
+      int letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+      if (letter && (c & 0x20) == 0 && set[c | 0x20]) continue; /* with its lower case */
+      if (n == 4) return 0;
+      v[n] = (uint8_t)c;
+      m[n] = 0;
+      if (letter && set[c ^ 0x20]) v[n] = (uint8_t)(c | 0x20), m[n] = 0x20;
+      n++;
+    }
+  }
+  for (int k = n; k < 4; k++) v[k] = v[0], m[k] = m[0];
+  return n;
+}
+
+/* Builds the vector prefilter once every pattern is in. */
+static void pset_vector(const think *t, pset *ps) {
+  uint8_t *third = ps->third;
+  memset(third, 0, sizeof ps->third);
+  for (size_t j = 0; j < ps->count; j++) {
+    if (ps->n[j] < 3) {
+      memset(third, 1, sizeof ps->third);
+      break;
+    }
+    uint8_t c = (uint8_t)ps->s[j][2];
+    third[c] = 1;
+    if (t->ci) third[fold(c)] = third[upper(c)] = 1;
+  }
+  int nf = 0;
+  for (int c = 0; c < 256; c++)
+    if (ps->first[c]) {
+      if (nf == 4) return; /* ps->vector stays 0 */
+      ps->vf[nf++] = (uint8_t)c;
+    }
+  for (int k = nf; k < 4; k++) ps->vf[k] = ps->vf[0];
+  int ns = byte_tests(ps->second, ps->vs, ps->vm), nt = byte_tests(third, ps->vt, ps->vtm);
+  ps->vector = nf == 0 || !ns || !nt ? 0 : nf == 1 && ns <= 2 && nt <= 2 ? 2 : 1;
 }
 
 static void pset_free(think *t, pset *ps) {
@@ -111,21 +174,132 @@ static void pset_free(think *t, pset *ps) {
   sluicep_dealloc(&t->base.mem, ps->n);
 }
 
-/* The first position in [i, n) where a pattern of ps may start, or n.
- * Positions whose next byte rules out every pattern are skipped here, in the
- * tight loop: most '<' in prose and code are no tag. */
-static size_t next_candidate(const pset *ps, const char *p, size_t i, size_t n) {
+/* ---------------- the prefilter ----------------
+ * The scan for the next position where a pattern may start is the whole
+ * cost on large chunks, so it looks at two bytes per position, 16 or 32
+ * positions at a time: SSE2 is always there on x86-64, AVX2 is chosen at
+ * run time, and the portable loop serves other machines and the tails.
+ * Each reports a superset of the positions the tables accept, and
+ * next_candidate confirms with the tables, so the output is byte for byte
+ * the same whichever runs (tests/test_think.c forces each and compares). */
+
+int sluicep_think_prefilter = -1;
+
+int sluicep_think_prefilter_best(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? SLUICEP_PREFILTER_AVX2 : SLUICEP_PREFILTER_SSE2;
+#else
+  return SLUICEP_PREFILTER_PORTABLE;
+#endif
+}
+
+/* Can a pattern start at p[i] (as far as p[0..n) shows)? */
+static inline int may_start(const pset *ps, const uint8_t *p, size_t i, size_t n) {
+  return ps->first[p[i]] && (i + 1 >= n || (ps->second[p[i + 1]] && (i + 2 >= n || ps->third[p[i + 2]])));
+}
+
+static inline __attribute__((always_inline)) size_t scan_portable(const pset *ps, const uint8_t *p,
+                                                                 size_t i, size_t n) {
+  while (i < n && !may_start(ps, p, i, n)) i++;
+  return i;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* A mask of the positions in p[0..16) whose three bytes pass the tests. */
+#define TESTS(pfx, T, set1, cmpeq, or_, and_)                                            \
+  T f0 = set1((char)ps->vf[0]), f1 = set1((char)ps->vf[1]), f2 = set1((char)ps->vf[2]), \
+    f3 = set1((char)ps->vf[3]);                                                          \
+  T s0 = set1((char)ps->vs[0]), s1 = set1((char)ps->vs[1]), s2 = set1((char)ps->vs[2]), \
+    s3 = set1((char)ps->vs[3]);                                                          \
+  T m0 = set1((char)ps->vm[0]), m1 = set1((char)ps->vm[1]), m2 = set1((char)ps->vm[2]), \
+    m3 = set1((char)ps->vm[3]);                                                          \
+  T t0 = set1((char)ps->vt[0]), t1 = set1((char)ps->vt[1]), t2 = set1((char)ps->vt[2]), \
+    t3 = set1((char)ps->vt[3]);                                                          \
+  T n0 = set1((char)ps->vtm[0]), n1 = set1((char)ps->vtm[1]),                           \
+    n2 = set1((char)ps->vtm[2]), n3 = set1((char)ps->vtm[3]);                           \
+  (void)f1, (void)f2, (void)f3, (void)s2, (void)s3, (void)m2, (void)m3, (void)t2, (void)t3, \
+      (void)n2, (void)n3
+#define ANY4(x, a, b, c, d, cmpeq, or_) or_(or_(cmpeq(x, a), cmpeq(x, b)), or_(cmpeq(x, c), cmpeq(x, d)))
+#define ANY4M(x, a, b, c, d, ma, mb, mc, md, cmpeq, or_)                                 \
+  or_(or_(cmpeq(or_(x, ma), a), cmpeq(or_(x, mb), b)), or_(cmpeq(or_(x, mc), c), cmpeq(or_(x, md), d)))
+#define ANY2M(x, a, b, ma, mb, cmpeq, or_) or_(cmpeq(or_(x, ma), a), cmpeq(or_(x, mb), b))
+/* the common case (one first byte, two tests after it) in half the work */
+#define HITS2(x, y, z, cmpeq, or_, and_)                                                 \
+  and_(and_(cmpeq(x, f0), ANY2M(y, s0, s1, m0, m1, cmpeq, or_)), ANY2M(z, t0, t1, n0, n1, cmpeq, or_))
+#define HITS(x, y, z, cmpeq, or_, and_)                                                  \
+  and_(and_(ANY4(x, f0, f1, f2, f3, cmpeq, or_), ANY4M(y, s0, s1, s2, s3, m0, m1, m2, m3, cmpeq, or_)), \
+       ANY4M(z, t0, t1, t2, t3, n0, n1, n2, n3, cmpeq, or_))
+
+#define SCAN_SSE2(name, H)                                                                \
+  static size_t name(const pset *ps, const uint8_t *p, size_t i, size_t n) {              \
+    TESTS(sse, __m128i, _mm_set1_epi8, _mm_cmpeq_epi8, _mm_or_si128, _mm_and_si128);      \
+    for (; i + 34 <= n; i += 32) {                                                        \
+      __m128i h0 = H(LD16(p + i), LD16(p + i + 1), LD16(p + i + 2), _mm_cmpeq_epi8,       \
+                     _mm_or_si128, _mm_and_si128);                                        \
+      __m128i h1 = H(LD16(p + i + 16), LD16(p + i + 17), LD16(p + i + 18), _mm_cmpeq_epi8, \
+                     _mm_or_si128, _mm_and_si128);                                        \
+      unsigned mask = (unsigned)_mm_movemask_epi8(h0) | (unsigned)_mm_movemask_epi8(h1) << 16; \
+      if (mask) return i + (size_t)__builtin_ctz(mask);                                   \
+    }                                                                                     \
+    return scan_portable(ps, p, i, n);                                                    \
+  }
+#define LD16(q) _mm_loadu_si128((const __m128i *)(const void *)(q))
+SCAN_SSE2(scan_sse2_any, HITS)
+SCAN_SSE2(scan_sse2_small, HITS2)
+
+static size_t scan_sse2(const pset *ps, const uint8_t *p, size_t i, size_t n) {
+  return ps->vector == 2 ? scan_sse2_small(ps, p, i, n) : scan_sse2_any(ps, p, i, n);
+}
+
+#define SCAN_AVX2(name, H)                                                                \
+  __attribute__((target("avx2"))) static size_t name(const pset *ps, const uint8_t *p,   \
+                                                      size_t i, size_t n) {               \
+    TESTS(avx, __m256i, _mm256_set1_epi8, _mm256_cmpeq_epi8, _mm256_or_si256,            \
+          _mm256_and_si256);                                                              \
+    for (; i + 66 <= n; i += 64) {                                                        \
+      __m256i h0 = H(LD32(p + i), LD32(p + i + 1), LD32(p + i + 2), _mm256_cmpeq_epi8,    \
+                     _mm256_or_si256, _mm256_and_si256);                                  \
+      __m256i h1 = H(LD32(p + i + 32), LD32(p + i + 33), LD32(p + i + 34),                \
+                     _mm256_cmpeq_epi8, _mm256_or_si256, _mm256_and_si256);              \
+      uint64_t mask = (uint64_t)(uint32_t)_mm256_movemask_epi8(h0) |                      \
+                      (uint64_t)(uint32_t)_mm256_movemask_epi8(h1) << 32;                 \
+      if (mask) return i + (size_t)__builtin_ctzll(mask);                                 \
+    }                                                                                     \
+    return scan_sse2(ps, p, i, n);                                                        \
+  }
+#define LD32(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
+SCAN_AVX2(scan_avx2_any, HITS)
+SCAN_AVX2(scan_avx2_small, HITS2)
+
+static size_t scan_avx2(const pset *ps, const uint8_t *p, size_t i, size_t n) {
+  return ps->vector == 2 ? scan_avx2_small(ps, p, i, n) : scan_avx2_any(ps, p, i, n);
+}
+#endif
+
+static int prefilter_impl(void) {
+  if (sluicep_think_prefilter < 0) sluicep_think_prefilter = sluicep_think_prefilter_best();
+  return sluicep_think_prefilter;
+}
+
+/* The first position in [i, n) where a pattern of ps may start, or n: its
+ * byte can start a pattern and the next byte (if any) can follow it. Most
+ * '<' in prose and code are no tag, and fail on the second byte here. */
+static size_t next_candidate(const pset *ps, const char *cp, size_t i, size_t n) {
+  const uint8_t *p = (const uint8_t *)cp;
+  if (n - i < 32 || !ps->vector) return scan_portable(ps, p, i, n);
   for (;;) {
-    if (i >= n) return n;
-    if (n - i < 16 || ps->nfirst != 1) {
-      /* a call into memchr costs more than a short loop (tiny chunks) */
-      while (i < n && !ps->first[(uint8_t)p[i]]) i++;
-    } else {
-      const char *q = memchr(p + i, ps->byte0, n - i);
-      i = q ? (size_t)(q - p) : n;
+    switch (prefilter_impl()) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    case SLUICEP_PREFILTER_AVX2: i = scan_avx2(ps, p, i, n); break;
+    case SLUICEP_PREFILTER_SSE2: i = scan_sse2(ps, p, i, n); break;
+#endif
+    default: return scan_portable(ps, p, i, n);
     }
-    if (i + 1 >= n || ps->second[(uint8_t)p[i + 1]]) return i;
-    i++;
+    if (i >= n || may_start(ps, p, i, n)) return i;
+    i++; /* the vector test is a superset: not this one */
   }
 }
 
@@ -176,7 +350,7 @@ static int hold_block(think *t, const char *p, size_t n) {
     return 1;
   }
   if (sluicep_buf_append(&t->block, p, n)) {
-    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding a thinking block");
+    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.at, "out of memory holding a thinking block");
     return 1;
   }
   return 0;
@@ -208,25 +382,33 @@ static int thought_record(think *t, const block_def *b, int complete) {
   return sluicep_event(&t->base, &ev);
 }
 
+/* Channel mode: inside block i (or outside, -1), with the fast path's view
+ * of it. */
+static void set_inside(think *t, int i) {
+  t->inside = i;
+  t->cur = i >= 0 ? &t->closes[i] : &t->opens;
+  t->cur_ch = i >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT;
+}
+
 /* A pattern matched at p (len bytes): the state transition. */
 static int on_tag(think *t, size_t which, const char *p, size_t len) {
   if (t->mode == SLUICE_THINK_CHANNEL) {
     if (t->inside < 0) {
-      t->inside = (int)which;
+      set_inside(t, (int)which);
       if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
       t->thought_start = t->base.chan_bytes[SLUICE_THOUGHT];
       return 0;
     }
     if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
     int rc = thought_record(t, &t->blocks[t->inside], 1);
-    t->inside = -1;
+    set_inside(t, -1);
     return rc;
   }
   switch (t->phase) {
   case SEEK:
     t->phase = BLOCK;
     if (sluicep_buf_append(&t->open_seen, p, len)) {
-      sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory");
+      sluicep_fail(&t->base, SLUICE_NOMEM, t->base.at, "out of memory");
       return 1;
     }
     return 0;
@@ -310,80 +492,101 @@ static size_t process_buf(think *t, const char *p, size_t n, int final) {
   return n;
 }
 
-/* The first position in q[0..m) where a tag matches or may still match, and
- * how (NONE: no tag at all). Out of line, so the fast path stays small. */
-static inline enum match tiny_scan(const think *t, const pset *ps,
-                                                      const char *q, size_t m, size_t *at) {
-  size_t which;
-  for (size_t i = 0; i < m; i++) {
-    if (!ps->first[(uint8_t)q[i]]) continue;
-    enum match r = match_at(t, ps, q + i, m - i, 0, &which);
-    if (r != NONE) {
-      *at = i;
-      return r;
-    }
-  }
-  *at = m;
-  return NONE;
-}
-
-/* The tiny-chunk path when the chunk holds a possible tag byte or a tail is
- * held: the same decisions as think_process. Bytes before the first possible
- * tag are content, a trailing partial tag is held; a complete tag (a state
- * change) returns 0 for the full path. The held tail is resolved together
- * with the new chunk. */
-static __attribute__((noinline)) int tiny_feed(think *t, const pset *ps, const char *p,
-                                               size_t n) {
-  char tmp[MAX_TAG_BYTES + 16];
-  const char *q = p;
-  size_t m = n;
-  if (t->hold.len) {
-    memcpy(tmp, t->hold.ptr, t->hold.len);
-    memcpy(tmp + t->hold.len, p, n);
-    q = tmp;
-    m = t->hold.len + n;
-  }
-  size_t at;
-  enum match r = tiny_scan(t, ps, q, m, &at);
-  if (r == FULL) return 0;
-  t->hold.len = 0;
-  t->consumed += at;
-  if (sluicep_emit(&t->base, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, q, at)) return 1;
-  if (r == PARTIAL && sluicep_buf_append(&t->hold, q + at, m - at))
-    sluicep_fail(&t->base, SLUICE_NOMEM, t->base.fed, "out of memory holding back a partial tag");
-  return 1;
-}
-
 static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f, const char *p,
                                                                size_t n) {
   think *t = (think *)f;
   return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
 }
 
-static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
+/* Is there a byte b in p[0..n)? Word at a time: a zero byte of x ^ b*0x01..
+ * shows in (v - 0x01..) & ~v & 0x80.. (never falsely, for existence). */
+static inline int has_byte(const uint8_t *p, size_t n, uint8_t b) {
+  uint64_t k = 0x0101010101010101ULL * b;
+#define ZERO(v) (((v) - 0x0101010101010101ULL) & ~(v) & 0x8080808080808080ULL)
+  if (n >= 8) {
+    uint64_t a, hit = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      memcpy(&a, p + i, 8);
+      hit |= ZERO(a ^ k);
+    }
+    memcpy(&a, p + n - 8, 8); /* the last word, overlapping: every byte is seen */
+    return (hit | ZERO(a ^ k)) != 0;
+  }
+  if (n >= 4) {
+    uint32_t a, c;
+    memcpy(&a, p, 4);
+    memcpy(&c, p + n - 4, 4);
+    uint64_t v = ((uint64_t)a << 32 | c) ^ k;
+    return ZERO(v) != 0;
+  }
+#undef ZERO
+  for (size_t i = 0; i < n; i++)
+    if (p[i] == b) return 1;
+  return 0;
+}
+
+/* Everything but the commonest token-sized chunk: out of line, so that the
+ * fast path in think_feed needs no stack frame. */
+static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f, const char *p,
+                                                               size_t n) {
   think *t = (think *)f;
-  if (t->phase == PASS && t->mode == SLUICE_THINK_ANCHORED && t->hold.len == 0) {
+  if (t->mode == SLUICE_THINK_CHANNEL && n < 64) {
+    const pset *ps = t->cur;
+    const uint8_t *u = (const uint8_t *)p;
+    if (t->hold.len) {
+      /* A lone held first byte that this chunk's first byte cannot follow
+       * is content (what process_buf would decide); anything else takes
+       * the full path. */
+      if (t->hold.len != 1 || ps->second[u[0]]) return think_feed_slow(f, p, n);
+      t->hold.len = 0;
+      t->consumed++;
+      if (sluicep_emit(f, t->cur_ch, t->hold.ptr, 1)) return f->err.status;
+    }
+    /* The candidates, decided here when they are no tag or a tag cut by
+     * the chunk's end (held); a whole tag changes state: the full path. */
+    for (size_t c = scan_portable(ps, u, 0, n);; c = scan_portable(ps, u, c + 1, n)) {
+      if (c == n) {
+        t->consumed += n;
+        sluicep_emit(f, t->cur_ch, p, n);
+        return f->err.status;
+      }
+      size_t which;
+      /* a lone first byte at the end is the start of every longer pattern */
+      enum match r = n - c == 1 && ps->minlen > 1 ? PARTIAL : match_at(t, ps, p + c, n - c, 0, &which);
+      if (r == FULL) break;
+      if (r == PARTIAL) {
+        t->consumed += c;
+        if (sluicep_emit(f, t->cur_ch, p, c)) return f->err.status;
+        for (size_t k = c; k < n; k++) t->hold.ptr[k - c] = p[k]; /* reserved: a tag's length */
+        t->hold.len = n - c;
+        return f->err.status;
+      }
+    }
+  } else if (t->phase == PASS && t->mode == SLUICE_THINK_ANCHORED && t->hold.len == 0) {
     /* anchored mode after its one block, or past the grace window: text */
     t->consumed += n;
     sluicep_emit(f, SLUICE_TEXT, p, n);
     return f->err.status;
   }
-  if (n < 16 && t->mode == SLUICE_THINK_CHANNEL) {
-    /* Fast path for token-sized chunks: with nothing held and no byte that
-     * can start a tag, the chunk is content as it is. */
-    const pset *ps = t->inside >= 0 ? &t->closes[t->inside] : &t->opens;
-    size_t i = 0;
-    if (t->hold.len == 0) {
-      while (i < n && !ps->first[(uint8_t)p[i]]) i++;
-      if (i == n) {
-        t->consumed += n;
-        sluicep_emit(f, t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT, p, n);
-        return f->err.status;
-      }
-    }
-    if (tiny_feed(t, ps, p, n)) return f->err.status;
-  }
   return think_feed_slow(f, p, n);
+}
+
+static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
+  think *t = (think *)f;
+  if (t->mode == SLUICE_THINK_CHANNEL && t->hold.len == 0 && n < 64) {
+    /* Token-sized chunks: most hold no byte that can start a tag; they are
+     * content as they are. */
+    const pset *ps = t->cur;
+    const uint8_t *u = (const uint8_t *)p;
+    if (n == 1 ? !ps->first[u[0]]
+               : (ps->nfirst == 1 && !has_byte(u, n, ps->byte0)) ||
+                     (n <= 8 && scan_portable(ps, u, 0, n) == n)) {
+      /* (channel mode keeps no stream offsets: no limit applies to it) */
+      sluicep_emit_ok(f, t->cur_ch, p, n); /* sluice_feed saw no error, n > 0 */
+      return f->err.status;
+    }
+  }
+  return think_feed_rest(f, p, n);
 }
 
 static sluice_status think_finish(sluice_filter *f) {
@@ -538,7 +741,6 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
   sluicep_buf_init(&t->block, m);
   t->mode = o->mode;
   t->ci = o->case_insensitive != 0;
-  t->inside = -1;
   t->grace = o->grace_period;
   t->expect_only_closing = o->expect_only_closing;
   t->missing_close = o->missing_close;
@@ -574,14 +776,17 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
     pset_add(t, &t->opens, t->blocks[i].open, t->blocks[i].open_n);
     if (pset_init(t, &t->closes[i], 1)) goto nomem;
     pset_add(t, &t->closes[i], t->blocks[i].close, t->blocks[i].close_n);
+    pset_vector(t, &t->closes[i]);
   }
+  pset_vector(t, &t->opens);
+  set_inside(t, -1);
   /* The hold buffer is sized once, so feeding never allocates for it. */
   if (sluicep_buf_reserve(&t->hold, 2 * t->maxpat)) goto nomem;
 
   if (o->mode == SLUICE_THINK_CHANNEL && o->start_in) {
     for (size_t i = 0; i < nb; i++)
       if (strcmp(t->blocks[i].tag, o->start_in) == 0) {
-        t->inside = (int)i;
+        set_inside(t, (int)i);
         break;
       }
     if (t->inside < 0) {
