@@ -261,6 +261,39 @@ static void case_free(tcase *c) {
   json_decref(c->expect);
 }
 
+/* One json snapshot event rebuilt (FORMAT.md "json snapshots"): the tail
+ * is tail[drop..] after prepend; the snapshot is text[0..text_len) + tail.
+ * The tail is kept reversed in *rtail so that each edit costs its own size.
+ * Returns the snapshot's value, or NULL when it is malformed or not JSON. */
+static json_t *snapshot_value(json_t *e, const tbytes *text, tbytes *rtail) {
+  json_t *tl = json_object_get(e, "text_len"), *dr = json_object_get(e, "drop");
+  tbytes pre;
+  if (!json_is_integer(tl) || !json_is_integer(dr) || get_bytes_field(e, "prepend", &pre))
+    return NULL;
+  json_int_t t = json_integer_value(tl), d = json_integer_value(dr);
+  json_t *v = NULL;
+  char *grown = realloc(rtail->p, rtail->n + pre.n + 1);
+  if (t >= 0 && (size_t)t <= text->n && d >= 0 && (size_t)d <= rtail->n && grown) {
+    rtail->p = grown;
+    rtail->n -= (size_t)d;
+    for (size_t k = pre.n; k-- > 0;) rtail->p[rtail->n++] = pre.p[k];
+    size_t len = (size_t)t + rtail->n;
+    char *snap = malloc(len + 1);
+    if (snap) {
+      memcpy(snap, text->p, (size_t)t);
+      for (size_t k = 0; k < rtail->n; k++) snap[t + (json_int_t)k] = rtail->p[rtail->n - 1 - k];
+      v = json_loadb(snap, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+      if (!v) /* as for the value: a big integer loads as a real */
+        v = json_loadb(snap, len, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
+      free(snap);
+    }
+  } else if (grown) {
+    rtail->p = grown;
+  }
+  free(pre.p);
+  return v;
+}
+
 /* The fields two answers are compared on. Byte fields keep the canonical form
  * of set_bytes_field, so equal bytes give equal JSON. */
 static json_t *normalize(json_t *ans, int keep_error_offset) {
@@ -289,27 +322,34 @@ static json_t *normalize(json_t *ans, int keep_error_offset) {
     free(b.p);
   }
   /* Snapshot events depend on the chunking by nature (one per chunk), so they
-   * are not compared; instead every snapshot must be a JSON value and the
-   * last one must equal the final value. */
+   * are not compared; instead every snapshot, rebuilt from the text and its
+   * tail edit, must be a JSON value and the last one must equal the final
+   * value. */
   json_t *ev = json_object_get(ans, "events"), *nev = json_array(), *last = NULL;
   size_t i;
   json_t *e;
   int bad_snapshot = 0;
+  tbytes text = {NULL, 0}, rtail = {NULL, 0};
+  if (get_bytes_field(ans, "text", &text)) bad_snapshot = 1;
   json_array_foreach(ev, i, e) {
     json_t *type = json_object_get(e, "type");
     if (json_is_string(type) && strcmp(json_string_value(type), "snapshot") == 0) {
-      last = json_object_get(e, "value");
+      json_decref(last);
+      last = bad_snapshot ? NULL : snapshot_value(e, &text, &rtail);
       if (!last) bad_snapshot = 1;
       continue;
     }
     json_array_append(nev, e);
   }
+  free(text.p);
+  free(rtail.p);
   json_object_set_new(n, "events", nev);
   json_t *v = json_object_get(ans, "value");
   if (v) json_object_set(n, "value", v);
   if (bad_snapshot) json_object_set_new(n, "snapshot_error", json_string("a snapshot is not valid JSON"));
   else if (last && (!v || !json_equal(last, v)))
     json_object_set_new(n, "snapshot_error", json_string("the last snapshot differs from the value"));
+  json_decref(last);
   json_t *t = json_object_get(ans, "truncated");
   if (t) json_object_set(n, "truncated", t);
   return n;

@@ -268,16 +268,12 @@ static json_t *event_json(const sluice_event *ev, const char *thought, size_t th
     json_object_set_new(o, "kind", json_stringn(ev->name, ev->name_len));
     json_object_set_new(o, "offset", json_integer((json_int_t)ev->offset));
     break;
-  case SLUICE_EV_SNAPSHOT: {
+  case SLUICE_EV_SNAPSHOT: /* a tail edit: FORMAT.md "json snapshots" */
     json_object_set_new(o, "type", json_string("snapshot"));
-    json_t *v = json_loadb(ev->data, ev->data_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-    if (!v) /* as for the value: a big integer loads as a real */
-      v = json_loadb(ev->data, ev->data_len,
-                     JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
-    if (v) json_object_set_new(o, "value", v);
-    else set_bytes_field(o, "invalid", ev->data, ev->data_len);
+    json_object_set_new(o, "text_len", json_integer((json_int_t)ev->offset));
+    json_object_set_new(o, "drop", json_integer((json_int_t)ev->length));
+    set_bytes_field(o, "prepend", ev->data ? ev->data : "", ev->data_len);
     break;
-  }
   default:
     json_decref(o);
     return NULL;
