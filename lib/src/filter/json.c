@@ -80,6 +80,7 @@ enum { CS_NONE, CS_NAME, CS_NEW, CS_NAME2, CS_DEAD };
 static void call_step(json_filter *j, uint32_t cp, uint64_t off) {
   switch (j->call_st) {
   case CS_NONE:
+    if (sluicep_json_is_space(cp)) return;
     if (j->phase == P_START && name_char(cp, 1)) {
       j->call_st = CS_NAME;
       j->call_off = off;
@@ -140,6 +141,7 @@ static void start_value(json_filter *j) {
   }
   if (j->in_call) { /* its ')' closes the frame, whatever the value is */
     j->in_call = 0;
+    j->top_call = 1;
     sluicep_json_push_call(j);
   }
 }
@@ -222,6 +224,18 @@ static int prose_cp(json_filter *j, uint32_t cp, uint64_t off) {
     return 1;
   }
   j->semi_ok = 0;
+  if (j->bslash) { /* \"hello\": an escaped string without its quotes */
+    j->bslash = 0;
+    if (cp == '"') {
+      if (j->has_prose && j->prose_off == j->bslash_off) j->has_prose = 0;
+      start_value(j);
+      REPAIR(j, "stringified_json", j->bslash_off);
+      j->unesc = UNESC_BARE;
+      sluicep_json_top_quote(j, j->bslash_off);
+      return 1;
+    }
+  }
+  if (cp == '\\' && j->phase == P_START) j->bslash = 1, j->bslash_off = off;
   call_step(j, cp, off);
   if (sluicep_json_is_space(cp)) {
     if (j->lit_state == 1) j->lit_state = 2;
@@ -273,14 +287,32 @@ static int trail_cp(json_filter *j, uint32_t cp, uint64_t off) {
       return 1;
     }
   }
+  if (j->cm != CM_NONE) { /* inside a comment, or after a '/' */
+    int c = sluicep_json_comment_cp(j, cp, off);
+    if (c > 0) return 1;
+    REPAIR(j, "trailing_text", j->cm_off);
+    j->phase = P_IGNORE;
+    return 1;
+  }
   if (sluicep_json_is_space(cp)) return 1;
   if (cp == ';' && j->semi_ok) {
     j->semi_ok = 0;
     return 1;
   }
   j->semi_ok = 0;
+  int c = sluicep_json_comment_cp(j, cp, off);
+  if (c > 0) return 1;
+  if (c < 0) { /* a '/' that started no comment */
+    REPAIR(j, "trailing_text", j->cm_off);
+    j->phase = P_IGNORE;
+    return 1;
+  }
   if (cp == '}' || cp == ']') {
     REPAIR(j, "redundant_closer", off);
+    return 1;
+  }
+  if (cp == '"' && j->quote_ok) {
+    j->quote_ok = 0;
     return 1;
   }
   if (j->ndjson && cp == ',') return 1;
@@ -490,6 +522,7 @@ static sluice_status json_finish(sluice_filter *f) {
   case P_VALUE: sluicep_json_finalize_value(j, end); break;
   case P_TRAIL:
     if (j->ticks && !(j->ticks >= 3 && j->in_fence)) REPAIR(j, "trailing_text", j->tick_off);
+    else if (j->cm == CM_SLASH) REPAIR(j, "trailing_text", j->cm_off);
     break;
   default: break;
   }

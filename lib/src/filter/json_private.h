@@ -91,6 +91,7 @@ typedef struct json_filter {
 
   /* the stringified layer */
   enum json_unesc unesc;
+  size_t unesc_base; /* the stack depth a quoted stringified document starts at */
   int lesc; /* 0; 1 after '\'; 2 to 5 inside \uXXXX */
   uint32_t lhex, lhi;
   uint64_t lesc_off, lhi_off;
@@ -121,6 +122,8 @@ typedef struct json_filter {
   size_t call_len;
   uint64_t call_off;
   int in_call, call_used, semi_ok;
+  int top_call; /* the value is the argument of a top-level (JSONP) call */
+  int quote_ok; /* after \"{...}: its closing quote is silent */
 
   /* string */
   enum json_quote q;
@@ -140,6 +143,7 @@ typedef struct json_filter {
   int qplus;
   /* a comma inside a string and what follows (a candidate next key), or
    * the characters after a top-level '"' */
+  size_t tq_out; /* where the content of a top-level string starts in out */
   uint32_t kcp[JSON_KC_MAX];
   uint64_t koff[JSON_KC_MAX];
   size_t kn;
@@ -153,6 +157,8 @@ typedef struct json_filter {
   size_t tokn;
   char wsp[JSON_WSP_MAX];
   size_t wspn;
+  int tok_slash; /* a '/' is held: it may start a block comment */
+  uint64_t slash_off;
   enum json_num num;
   int num_flags;
   size_t num_out; /* where the number being written starts in out */
@@ -225,6 +231,10 @@ void sluicep_json_fill_in(json_filter *j, uint64_t end);
 /* The end of the input, or a closing fence or quote, inside the value: the
  * token completed, the open frames closed in stack order. */
 void sluicep_json_finalize_value(json_filter *j, uint64_t end);
+/* Comments (line, block, hash), between tokens and after the value: 1 when cp is
+ * part of one (or starts one), 0 when not, -1 when a '/' held at cm_off
+ * started none (cp is not taken). */
+int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off);
 /* Opens a call frame (a '(' that writes nothing) where a value is expected. */
 void sluicep_json_push_call(json_filter *j);
 /* Starts the top-level value at a '"': a string, or a stringified document. */

@@ -360,11 +360,33 @@ static void unicode_done(json_filter *j) {
   put(j, j->hexbuf, 6);
 }
 
+/* A string at the top level, or the argument of a top-level call. */
+static int top_level(const json_filter *j) {
+  return j->stack.len == 0 || (j->stack.len == 1 && j->stack.ptr[0] == '(');
+}
+
+/* Is the top-level string written so far "{" or "[" and spaces? Read again,
+ * a \" there would make it a stringified document (topq_cp), so a quote
+ * is written \u0022 instead: repairing the repaired text changes nothing. */
+static int stringified_lookalike(const json_filter *j) {
+  if (!top_level(j) || j->is_key || j->tq_out > j->out.len) return 0;
+  const char *p = j->out.ptr + j->tq_out;
+  size_t n = j->out.len - j->tq_out;
+  if (n == 0 || n > 2 * JSON_TQ_MAX || (p[0] != '{' && p[0] != '[')) return 0;
+  for (size_t i = 1; i < n; i++) {
+    if (p[i] == ' ') continue;
+    if (p[i] != '\\' || i + 1 == n || !strchr("nrt", p[i + 1])) return 0;
+    i++;
+  }
+  return 1;
+}
+
 /* The held quote was content after all: written escaped, with the spaces
  * (and '+') held after it. */
 static void quote_content(json_filter *j) {
   REPAIR(j, "unescaped_quote", j->qoff[0]);
-  if (j->qcp[0] == '"') PUTS(j, "\\\""); /* also in a curly-quoted string */
+  if (j->qcp[0] == '"' && stringified_lookalike(j)) PUTS(j, "\\u0022");
+  else if (j->qcp[0] == '"') PUTS(j, "\\\""); /* also in a curly-quoted string */
   else put_content_cp(j, j->qcp[0], j->qoff[0]);
   for (size_t k = 1; k < j->qn; k++) put_content_cp(j, j->qcp[k], j->qoff[k]);
   j->qn = 0;
@@ -738,6 +760,7 @@ static void start_token(json_filter *j, int key, uint64_t off) {
   j->tok_off = off;
   j->tokn = 0;
   j->wspn = 0;
+  j->tok_slash = 0;
   j->num = key ? N_BAD : N_START;
   j->num_flags = 0;
   j->litmask = key ? W_ELLIPSES : W_ALL;
@@ -843,6 +866,10 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
 
 static void end_token(json_filter *j, int eof, uint32_t endcp) {
   int dropped = 0;
+  if (j->tok_slash) { /* a '/' that started no comment: a/ */
+    j->tok_slash = 0;
+    token_add(j, "/", 1);
+  }
   if (j->tok_mode == TOK_STR) put1(j, '"');
   else if (j->tok_mode == TOK_NUM) num_end(j, eof);
   else dropped = !render_token(j, eof, endcp);
@@ -874,10 +901,9 @@ static int ends_at_space(const json_filter *j) {
   return j->tok_mode != TOK_STR && !j->tok_key && j->num != N_START && j->num != N_BAD;
 }
 
-/* One of the wrapper names, directly followed by '(' ? */
+/* One of the wrapper names (spaces may come before its '(')? */
 static int is_call(const json_filter *j) {
-  return j->tok_mode == TOK_HELD && !j->tok_key && !j->wspn &&
-         mask_exact(j->callmask, call_at, j->tokn) >= 0;
+  return j->tok_mode == TOK_HELD && !j->tok_key && mask_exact(j->callmask, call_at, j->tokn) >= 0;
 }
 
 /* One code point of an unquoted token. Returns 0 when it ended the token. */
@@ -899,8 +925,24 @@ static int token_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, ui
     end_token(j, 0, cp);
     return 0;
   }
+  if (j->tok_slash) { /* a block comment ends a token even without a space before it */
+    j->tok_slash = 0;
+    if (cp == '*') {
+      end_token(j, 0, '/');
+      j->cm = CM_SLASH;
+      j->cm_off = j->slash_off;
+      return 0;
+    }
+    token_add(j, "/", 1);
+  }
+  if (cp == '/') {
+    j->tok_slash = 1;
+    j->slash_off = off;
+    return 1;
+  }
   if (cp == '(' && is_call(j)) { /* ObjectId("..."), NumberLong(2): the inner value */
     REPAIR(j, "function_call", j->tok_off);
+    j->wspn = 0;
     sluicep_json_push_call(j);
     return 1;
   }
@@ -955,6 +997,8 @@ static int value_start(json_filter *j, uint32_t cp, uint64_t off) {
   if (cp == '{' || cp == '[') push(j, (char)cp, off);
   else if (cp == '}' || cp == ']') closer(j, cp, off);
   else if (cp == ')' && t == '(') close_top(j, off);
+  else if (cp == '"' && j->stack.len == 1 && t == '(' && j->top_call)
+    sluicep_json_top_quote(j, off); /* callback("..."): as a top-level string */
   else if (is_open_quote(cp)) open_string(j, cp, 0, off);
   else if (cp == ',') {
     if (j->after_ellipsis) j->after_ellipsis = 0; /* [..., 7]: the ellipsis's comma */
@@ -1057,6 +1101,37 @@ static int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
   }
 }
 
+int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  switch (j->cm) {
+  case CM_NONE:
+    if (cp == '/') {
+      j->cm = CM_SLASH;
+      j->cm_off = off;
+      return 1;
+    }
+    if (cp != '#') return 0;
+    REPAIR(j, "comment", off);
+    j->cm = CM_LINE;
+    return 1;
+  case CM_SLASH:
+    j->cm = CM_NONE;
+    if (cp != '/' && cp != '*') return -1;
+    REPAIR(j, "comment", j->cm_off);
+    j->cm = cp == '/' ? CM_LINE : CM_BLOCK;
+    return 1;
+  case CM_LINE:
+    if (cp == '\n') j->cm = CM_NONE;
+    return 1;
+  case CM_BLOCK:
+    if (cp == '*') j->cm = CM_BLOCK_STAR;
+    return 1;
+  default:
+    if (cp == '/') j->cm = CM_NONE;
+    else if (cp != '*') j->cm = CM_BLOCK;
+    return 1;
+  }
+}
+
 static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* a closing fence ends the value; other backticks are dropped */
   if (j->cm == CM_NONE) {
@@ -1073,28 +1148,15 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
       j->ticks = 0;
     }
   }
-  /* comments, between tokens */
-  switch (j->cm) {
-  case CM_NONE: break;
-  case CM_SLASH:
-    if (cp == '/' || cp == '*') {
-      REPAIR(j, "comment", j->cm_off);
-      j->cm = cp == '/' ? CM_LINE : CM_BLOCK;
-      return 1;
+  if (j->cm != CM_NONE) {
+    int c = sluicep_json_comment_cp(j, cp, off);
+    if (c > 0) return 1;
+    if (j->vs == V_VALUE && !sluicep_json_is_space(cp)) { /* a path or a regex: /a/b */
+      start_token(j, 0, j->cm_off);
+      token_add(j, "/", 1);
+      return 0;
     }
     REPAIR(j, "unexpected_char", j->cm_off);
-    j->cm = CM_NONE;
-    break;
-  case CM_LINE:
-    if (cp == '\n') j->cm = CM_NONE;
-    return 1;
-  case CM_BLOCK:
-    if (cp == '*') j->cm = CM_BLOCK_STAR;
-    return 1;
-  case CM_BLOCK_STAR:
-    if (cp == '/') j->cm = CM_NONE;
-    else if (cp != '*') j->cm = CM_BLOCK;
-    return 1;
   }
   if (j->bslash) {
     j->bslash = 0;
@@ -1105,17 +1167,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
     }
     REPAIR(j, "unexpected_char", j->bslash_off);
   }
-  if (sluicep_json_is_space(cp)) return 1;
-  if (cp == '/') {
-    j->cm = CM_SLASH;
-    j->cm_off = off;
-    return 1;
-  }
-  if (cp == '#') {
-    REPAIR(j, "comment", off);
-    j->cm = CM_LINE;
-    return 1;
-  }
+  if (sluicep_json_is_space(cp) || sluicep_json_comment_cp(j, cp, off)) return 1;
   if (cp == '\\') {
     j->bslash = 1;
     j->bslash_off = off;
@@ -1149,11 +1201,17 @@ static void topq_decide(json_filter *j, int stringified) {
   j->vs = V_VALUE;
   if (!stringified) {
     open_string(j, '"', 0, qoff);
+    j->tq_out = j->out.len;
     refeed(j, cps, offs, n);
     return;
   }
-  REPAIR(j, "stringified_json", qoff);
-  j->unesc = UNESC_QUOTED;
+  if (j->unesc == UNESC_OFF) {
+    REPAIR(j, "stringified_json", qoff);
+    j->unesc = UNESC_QUOTED;
+    j->unesc_base = j->stack.len;
+  } else {
+    j->quote_ok = 1; /* \"{\"a\": 1}\": the closing \" follows the document */
+  }
   for (size_t k = 0; k < n && !j->failed; k++) {
     unsigned char b[4];
     size_t l = sluicep_u8_encode(cps[k], b);
@@ -1161,8 +1219,9 @@ static void topq_decide(json_filter *j, int stringified) {
   }
 }
 
-/* "{\"  "{}  "[{  "[[  "[\"  "[] start a stringified document; anything
- * else a top-level string ("[1] is a list" stays a string). */
+/* "{\"  "{}  "[{  "[[  "[\"  "[] (escaped newlines, tabs and spaces may
+ * come between) start a stringified document; anything else a top-level
+ * string ("[1] is a list" stays a string). */
 static int topq_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, uint64_t off) {
   int yes = 0, hold = 0;
   switch (j->tq_state) {
@@ -1180,18 +1239,28 @@ static int topq_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, uin
       j->tq_state = j->tq_state == TQ_OBJ ? TQ_OBJ_BS : TQ_ARR_BS;
       hold = 1;
     } else {
-      yes = j->tq_state == TQ_OBJ ? cp == '}' : cp == '{' || cp == '[' || cp == ']';
+      /* after \"{ the layer has already undone the escape of the quote */
+      yes = (cp == '"' && j->unesc == UNESC_BARE) ||
+            (j->tq_state == TQ_OBJ ? cp == '}' : cp == '{' || cp == '[' || cp == ']');
     }
     break;
-  default: yes = cp == '"'; break;
+  default:
+    if (cp == 'n' || cp == 'r' || cp == 't') { /* "{\n  \"a\"...: an escaped space */
+      j->tq_state = j->tq_state == TQ_OBJ_BS ? TQ_OBJ : TQ_ARR;
+      hold = 1;
+    } else {
+      yes = cp == '"';
+    }
+    break;
   }
   if (hold && j->kn < JSON_TQ_MAX) {
     j->kcp[j->kn] = cp;
     j->koff[j->kn++] = off;
     return 1;
   }
+  enum json_unesc was = j->unesc;
   topq_decide(j, yes && !hold);
-  if (j->unesc == UNESC_QUOTED && !j->failed) {
+  if (j->unesc != was && !j->failed) { /* cp, as written, goes through the new layer */
     sluicep_json_feed_cp(j, cp, raw, len, off);
     return 1;
   }
@@ -1346,7 +1415,15 @@ void sluicep_json_feed_cp(json_filter *j, uint32_t cp, const char *raw, size_t l
   layer_drop_hi(j);
   if (cp == '"' && j->unesc == UNESC_QUOTED) { /* the end of the stringified document */
     j->unesc = UNESC_OFF;
-    if (j->phase == P_VALUE) sluicep_json_finalize_value(j, off);
+    if (j->phase != P_VALUE) return;
+    /* like a closing fence, for the frames opened inside it (a JSONP call
+     * around it stays open for its ')') */
+    sluicep_json_finish_token(j, off);
+    if (j->stack.len > j->unesc_base && !j->failed) {
+      j->truncated = 1;
+      REPAIR(j, "unclosed_container", off);
+      while (j->stack.len > j->unesc_base && !j->failed) close_top(j, off);
+    }
     return;
   }
   step(j, cp, raw, len, off);
@@ -1433,7 +1510,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     return k;
   }
   case V_WORD: {
-    if (!(cls[u[0]] & C_WORD)) return 0;
+    if (j->tok_slash || !(cls[u[0]] & C_WORD)) return 0;
     size_t k = 1;
     while (k < n && (cls[u[k]] & C_WORD)) k++;
     return token_add(j, p, k);
