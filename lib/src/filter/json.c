@@ -39,12 +39,7 @@ void sluicep_json_nomem(json_filter *j) {
 
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off) {
   if (j->failed || j->quiet) return;
-  sluice_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.type = SLUICE_EV_REPAIR;
-  ev.name = kind;
-  ev.name_len = kind_len;
-  ev.offset = off;
+  sluice_event ev = {SLUICE_EV_REPAIR, kind, kind_len, NULL, 0, NULL, 0, off, 0, 0};
   if (sluicep_event(&j->base, &ev)) j->failed = 1;
 }
 

@@ -16,6 +16,7 @@ static const char overflow_digits[] =
     "2711559699508093042880177904174497792";
 
 int sluicep_json_number_overflows(const char *p, size_t n) {
+  if (n < 300 && !memchr(p, 'e', n) && !memchr(p, 'E', n)) return 0; /* < 10^300 */
   size_t i = 0;
   if (i < n && p[i] == '-') i++;
   size_t int_start = i;

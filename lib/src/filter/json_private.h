@@ -162,7 +162,6 @@ typedef struct json_filter {
   enum json_num num;
   int num_flags;
   size_t num_out; /* where the number being written starts in out */
-  uint32_t litmask, callmask;
 
   /* extra call arguments being dropped */
   int skd;
@@ -183,7 +182,11 @@ void sluicep_json_nomem(json_filter *j);
 /* Appends to a buffer; the common case (room enough) without a call. */
 static inline int sluicep_json_buf_add(sluicep_buf *b, const char *p, size_t n) {
   if (b->cap - b->len >= n) {
-    if (n) memcpy(b->ptr + b->len, p, n);
+    char *d = b->ptr + b->len;
+    if (n <= 8) /* most writes are a few bytes: no call */
+      for (size_t i = 0; i < n; i++) d[i] = p[i];
+    else
+      memcpy(d, p, n);
     b->len += n;
     return 0;
   }

@@ -647,6 +647,16 @@ static void num_emit(json_filter *j, unsigned char c) {
   j->num = t;
 }
 
+/* A number written from j->num_out that a double cannot hold is an error:
+ * jansson would refuse the text. */
+static void num_check(json_filter *j) {
+  size_t n = j->out.len - j->num_out;
+  if (j->num != N_EXP && j->num != N_E && j->num != N_ESIGN && n < 300) return; /* < 10^300 */
+  if (!j->failed && sluicep_json_number_overflows(j->out.ptr + j->num_out, n))
+    sluicep_json_fail(j, SLUICE_JSON_INVALID, j->tok_off,
+                      "a number too large for a double, which jansson cannot load");
+}
+
 /* The end of a plain number written from j->num_out: the digit it may
  * lack, its repairs, and the check that a double can hold it. */
 static void num_end(json_filter *j, int eof) {
@@ -666,10 +676,17 @@ static void num_end(json_filter *j, int eof) {
   } else if (fix || (j->num_flags & NF_FIX)) {
     REPAIR(j, "invalid_number", j->tok_off);
   }
-  if (!j->failed &&
-      sluicep_json_number_overflows(j->out.ptr + j->num_out, j->out.len - j->num_out))
-    sluicep_json_fail(j, SLUICE_JSON_INVALID, j->tok_off,
-                      "a number too large for a double, which jansson cannot load");
+  num_check(j);
+}
+
+/* Is the held token a JSON number as it is written (no repair)? */
+static int num_as_written(const json_filter *j) {
+  const char *t = j->tok;
+  if (j->num != N_ZERO && j->num != N_INT && j->num != N_FRAC && j->num != N_EXP) return 0;
+  if (t[0] == '+' || t[0] == '.' || (t[0] == '-' && t[1] == '.')) return 0;
+  for (size_t k = 1; k < j->tokn; k++)
+    if (t[k - 1] == '.' && (t[k] == 'e' || t[k] == 'E')) return 0;
+  return 1;
 }
 
 /* Writes the held token as a number when it is one: 1 if written. */
@@ -686,9 +703,14 @@ static int num_render(json_filter *j, int eof) {
     return 1;
   }
   if (!num_plain(j->num)) return 0;
+  j->num_out = j->out.len;
+  if (num_as_written(j)) { /* what num_emit would write, in one go */
+    put(j, j->tok, j->tokn);
+    num_check(j);
+    return 1;
+  }
   j->num = N_START;
   j->num_flags = 0;
-  j->num_out = j->out.len;
   for (size_t k = 0; k < j->tokn; k++) num_emit(j, (unsigned char)j->tok[k]);
   num_end(j, eof);
   return 1;
@@ -696,28 +718,34 @@ static int num_render(json_filter *j, int eof) {
 
 /* ---------------- unquoted tokens ---------------- */
 
-/* Words a value token may be; the last two are ellipses (dropped). */
-static const struct {
-  const char *word, *json, *kind;
-} words[] = {
-    {"true", "true", NULL},
-    {"false", "false", NULL},
-    {"null", "null", NULL},
-    {"True", "true", "python_constant"},
-    {"False", "false", "python_constant"},
-    {"None", "null", "python_constant"},
-    {"undefined", "null", "undefined"},
-    {"NaN", "null", "nonfinite_number"},
-    {"Infinity", "null", "nonfinite_number"},
-    {"-Infinity", "null", "nonfinite_number"},
-    {"+Infinity", "null", "nonfinite_number"},
-    {"...", NULL, "ellipsis"},
-    {"\xE2\x80\xA6", NULL, "ellipsis"}, /* U+2026 */
-};
-#define NWORDS (sizeof words / sizeof words[0])
+/* Words a value token may be: the word, its JSON, its repair; the last two
+ * are ellipses (dropped where an element could be). */
+#define JSON_WORDS(X)                                  \
+  X("true", "true", NULL)                              \
+  X("false", "false", NULL)                            \
+  X("null", "null", NULL)                              \
+  X("True", "true", "python_constant")                 \
+  X("False", "false", "python_constant")               \
+  X("None", "null", "python_constant")                 \
+  X("undefined", "null", "undefined")                  \
+  X("NaN", "null", "nonfinite_number")                 \
+  X("Infinity", "null", "nonfinite_number")            \
+  X("-Infinity", "null", "nonfinite_number")           \
+  X("+Infinity", "null", "nonfinite_number")           \
+  X("...", "", "ellipsis")                             \
+  X("\xE2\x80\xA6", "", "ellipsis") /* U+2026; "": dropped */
+#define WORD_LEN(w, json, kind) (unsigned char)(sizeof(w) - 1),
+#define WORD_NAME(w, json, kind) w,
+#define WORD_JSON(w, json, kind) json,
+#define WORD_JSON_LEN(w, json, kind) (unsigned char)(sizeof(json) - 1),
+#define WORD_KIND(w, json, kind) kind,
+static const char *const word_names[] = {JSON_WORDS(WORD_NAME)};
+static const unsigned char word_len[] = {JSON_WORDS(WORD_LEN)};
+static const char *const word_json[] = {JSON_WORDS(WORD_JSON)};
+static const unsigned char word_json_len[] = {JSON_WORDS(WORD_JSON_LEN)};
+static const char *const word_kind[] = {JSON_WORDS(WORD_KIND)};
+#define NWORDS (sizeof word_names / sizeof word_names[0])
 #define W_TRUNCATABLE 6 /* true false null True False None complete from a prefix */
-#define W_ALL ((1u << NWORDS) - 1)
-#define W_ELLIPSES ((1u << (NWORDS - 2)) | (1u << (NWORDS - 1)))
 
 /* The wrappers MongoDB shells and JavaScript print around a value; with
  * "new " in front too. Only these names make a call inside a value (a
@@ -731,26 +759,26 @@ static const char *const call_names[] = {
 };
 #define NCALLS (sizeof call_names / sizeof call_names[0])
 
-static const char *word_at(size_t i) { return words[i].word; }
-static const char *call_at(size_t i) { return call_names[i]; }
+/* The longest name a token is matched against ("new NumberDecimal"): a
+ * token is held at least this long before it may stream as a string. */
+#define NAME_MAX_LEN 17
 
-/* The names of `mask` that still match after byte c at position pos. */
-static uint32_t mask_step(uint32_t mask, const char *(*name)(size_t), size_t pos, unsigned char c) {
-  for (size_t i = 0; mask >> i; i++)
-    if ((mask >> i & 1) && (c == 0 || name(i)[pos] != (char)c)) mask &= ~(1u << i);
-  return mask;
-}
-
-/* The name of `mask` whose length is n, or -1. */
-static int mask_exact(uint32_t mask, const char *(*name)(size_t), size_t n) {
-  for (size_t i = 0; mask >> i; i++)
-    if ((mask >> i & 1) && strlen(name(i)) == n) return (int)i;
+/* The index of the name in names[0..count) that is exactly p[0..n), or -1
+ * (lens[i] is the length of names[i], when known). */
+static int name_index(const char *const *names, const unsigned char *lens, size_t count,
+                      const char *p, size_t n) {
+  if (n > NAME_MAX_LEN) return -1;
+  for (size_t i = 0; i < count; i++)
+    if ((lens ? lens[i] : strlen(names[i])) == n && memcmp(names[i], p, n) == 0) return (int)i;
   return -1;
 }
 
-/* Can the held token still be more than a string? */
+/* Can the held token still be more than a string? A name (a literal, a
+ * call, an ellipsis) is decided where the token ends or meets '(', so any
+ * token short enough to be one is held; a number-like one up to the hold. */
 static int token_special(const json_filter *j) {
-  return j->litmask || j->callmask || j->num != N_BAD;
+  if (j->tok_key) return j->tokn <= 3; /* "..." or U+2026 */
+  return j->tokn <= NAME_MAX_LEN || j->num != N_BAD;
 }
 
 static void start_token(json_filter *j, int key, uint64_t off) {
@@ -763,8 +791,6 @@ static void start_token(json_filter *j, int key, uint64_t off) {
   j->tok_slash = 0;
   j->num = key ? N_BAD : N_START;
   j->num_flags = 0;
-  j->litmask = key ? W_ELLIPSES : W_ALL;
-  j->callmask = key ? 0 : (uint32_t)((1u << NCALLS) - 1);
 }
 
 /* The held token can only be a string (or is too long to hold): from here
@@ -793,13 +819,22 @@ static void token_stream(json_filter *j) {
  * how many it took (a streaming number stops at a byte that ends it). */
 static size_t token_bytes(json_filter *j, const char *p, size_t n) {
   size_t i = 0;
-  while (i < n && j->tok_mode == TOK_HELD && !j->failed) {
-    unsigned char c = (unsigned char)p[i++];
-    if (!j->tok_key) j->num = num_next(j->num, c);
-    j->litmask = mask_step(j->litmask, word_at, j->tokn, c);
-    j->callmask = mask_step(j->callmask, call_at, j->tokn, c);
-    j->tok[j->tokn++] = (char)c;
+  if (j->tok_mode == TOK_HELD) {
+    /* Up to the hold (the byte past it decides a long number): whether the
+     * token can still be more than a string only ever turns false, and
+     * streaming later in the same bytes writes the same text, so it is
+     * asked once for all of them. */
+    size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
+    if (take > n) take = n;
+    enum json_num num = j->num;
+    if (!j->tok_key)
+      for (size_t k = 0; k < take; k++) num = num_next(num, (unsigned char)p[k]);
+    j->num = num;
+    memcpy(j->tok + j->tokn, p, take);
+    j->tokn += take;
+    i = take;
     if (j->tokn > JSON_TOKEN_HOLD || !token_special(j)) token_stream(j);
+    if (j->failed) return n;
   }
   if (j->tok_mode == TOK_STR) {
     put_escaped(j, p + i, n - i);
@@ -826,8 +861,9 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
   const char *w = j->tok;
   size_t n = j->tokn;
   uint64_t off = j->tok_off;
-  int wi = mask_exact(j->litmask, word_at, n);
-  if (wi >= 0 && !words[wi].json) {
+  int wi = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
+  if (wi >= 0 && j->tok_key && word_json_len[wi]) wi = -1; /* only an ellipsis is a key's word */
+  if (wi >= 0 && !word_json_len[wi]) {
     /* an ellipsis where an element could be: [1, 2, ...], {"a": 1, ...} */
     if (j->tok_key ? endcp != ':' : top(j) == '[') {
       REPAIR(j, "ellipsis", off);
@@ -842,14 +878,14 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
     if (!depth_ok(j, off)) return 1;
     begin_item(j);
     if (wi >= 0) {
-      put(j, words[wi].json, strlen(words[wi].json));
-      if (words[wi].kind) sluicep_json_repair(j, words[wi].kind, strlen(words[wi].kind), off);
+      put(j, word_json[wi], word_json_len[wi]);
+      if (word_kind[wi]) sluicep_json_repair(j, word_kind[wi], strlen(word_kind[wi]), off);
       return 1;
     }
     if (eof)
       for (size_t i = 0; i < W_TRUNCATABLE; i++)
-        if (n < strlen(words[i].word) && memcmp(words[i].word, w, n) == 0) {
-          put(j, words[i].json, strlen(words[i].json));
+        if (n < word_len[i] && memcmp(word_names[i], w, n) == 0) {
+          put(j, word_json[i], word_json_len[i]);
           REPAIR(j, "truncated_literal", off);
           j->truncated = 1;
           return 1;
@@ -903,7 +939,8 @@ static int ends_at_space(const json_filter *j) {
 
 /* One of the wrapper names (spaces may come before its '(')? */
 static int is_call(const json_filter *j) {
-  return j->tok_mode == TOK_HELD && !j->tok_key && mask_exact(j->callmask, call_at, j->tokn) >= 0;
+  return j->tok_mode == TOK_HELD && !j->tok_key &&
+         name_index(call_names, NULL, NCALLS, j->tok, j->tokn) >= 0;
 }
 
 /* One code point of an unquoted token. Returns 0 when it ended the token. */
@@ -1492,42 +1529,69 @@ static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) 
   }
 }
 
-/* Fast paths: bytes of the chunk that the current state takes in a run.
- * Returns how many were taken (0: the byte goes through step()). */
+/* The fast path: the bytes of the chunk from p while the value lasts and
+ * they are ASCII, dispatched on the state as step() does, but without the
+ * UTF-8 decoder and the phase checks (and only while the stringified layer
+ * is off). Runs of plain bytes (string content, letters of a token,
+ * whitespace between tokens) are taken in one go; every other byte goes to
+ * its state's handler, the same as in step(). Returns how many bytes were
+ * taken; the byte it stops at goes through step(). */
 static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
   const unsigned char *u = (const unsigned char *)p;
-  switch (j->vs) {
-  case V_STRING: {
-    if (j->qn || j->kn || j->esc || j->hi) return 0;
-    size_t k = plain_run(j, u, n);
-    put(j, p, k);
-    /* a closing quote decided by the byte right after it */
-    if (k + 1 < n && u[k] == '"' && j->q == Q_DQ && u[k + 1] < 0x80 && !is_ws(u[k + 1]) &&
-        u[k + 1] != '+' && quote_ends(j, u[k + 1], 0)) {
-      close_string(j);
-      return k + 1;
+  size_t i = 0;
+  while (i < n && j->phase == P_VALUE && j->unesc == UNESC_OFF && !j->failed) {
+    int done;
+    switch (j->vs) {
+    case V_STRING:
+      if (!j->qn && !j->kn && !j->esc && !j->hi) {
+        size_t k = plain_run(j, u + i, n - i);
+        put(j, p + i, k);
+        i += k;
+        if (i == n || u[i] >= 0x80) return i;
+      }
+      if (u[i] >= 0x80) return i;
+      done = string_cp(j, u[i], p + i, 1, off + i);
+      break;
+    case V_WORD:
+      if (u[i] >= 0x80) return i;
+      if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
+        size_t k = i + 1;
+        while (k < n && (cls[u[k]] & C_WORD)) k++;
+        i += token_add(j, p + i, k - i);
+        continue;
+      }
+      done = token_cp(j, u[i], p + i, 1, off + i);
+      break;
+    case V_VALUE:
+    case V_KEY:
+    case V_COLON:
+    case V_AFTER:
+      if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
+        const void *e = memchr(u + i, j->cm == CM_LINE ? '\n' : '*', n - i);
+        size_t k = e ? (size_t)((const unsigned char *)e - u) : n;
+        if (k > i) {
+          i = k;
+          continue;
+        }
+      }
+      if (u[i] >= 0x80) return i;
+      if (j->cm == CM_NONE && !j->ticks && !j->bslash) {
+        if (cls[u[i]] & C_WS) {
+          while (i < n && (cls[u[i]] & C_WS)) i++;
+          continue;
+        }
+        if (!(cls[u[i]] & C_SLOW)) {
+          done = struct_cp(j, u[i], off + i);
+          break;
+        }
+      }
+      done = between_cp(j, u[i], off + i);
+      break;
+    default: return i;
     }
-    return k;
+    if (done) i++;
   }
-  case V_WORD: {
-    if (j->tok_slash || !(cls[u[0]] & C_WORD)) return 0;
-    size_t k = 1;
-    while (k < n && (cls[u[k]] & C_WORD)) k++;
-    return token_add(j, p, k);
-  }
-  case V_VALUE:
-  case V_KEY:
-  case V_COLON:
-  case V_AFTER: {
-    if (j->cm != CM_NONE || j->ticks || j->bslash) return 0;
-    size_t k = 0;
-    while (k < n && (cls[u[k]] & C_WS)) k++;
-    if (k) return k;
-    if (cls[u[0]] & C_SLOW) return 0;
-    return (size_t)struct_cp(j, u[0], off);
-  }
-  default: return 0;
-  }
+  return i;
 }
 
 void sluicep_json_process(json_filter *j, const char *p, size_t n) {
@@ -1546,6 +1610,7 @@ void sluicep_json_process(json_filter *j, const char *p, size_t n) {
         i += k;
         continue;
       }
+      if (j->failed) break;
     } else if (j->phase == P_IGNORE) {
       break;
     }
