@@ -41,7 +41,8 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
  *   8  not ASCII (a UTF-8 sequence is checked on its own)
  *  16  JSON whitespace, skipped between tokens
  *  32  needs the slow path between tokens (control, '`', '/', '#', '\', non-ASCII)
- *  64  continues any unquoted word (letters, digits, '_', '$', '.', '-') */
+ *  64  continues any unquoted word (letters, digits, '_', '$', '.', '-')
+ * 128  ends any unquoted token (, } ] { [ " and newlines) */
 #define C_DQ 1
 #define C_SQ 2
 #define C_COMMA 4
@@ -49,15 +50,16 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
 #define C_WS 16
 #define C_SLOW 32
 #define C_WORD 64
+#define C_END 128
 static const unsigned char cls[256] = {
-    35, 35, 35, 35, 35, 35, 35, 35, 35, 19, 19, 35, 35, 19, 35, 35,
-    35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35, 35,
-    16,  0,  3, 32, 64,  0,  0,  2,  0,  0,  0,  0,  4, 64, 64, 32,
-    64, 64, 64, 64, 64, 64, 64, 64, 64, 64,  0,  0,  0,  0,  0,  0,
-     0, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
-    64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,  0, 35,  0,  0, 64,
-    32, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
-    64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,  0,  0,  0,  0,  0,
+     35,  35,  35,  35,  35,  35,  35,  35,  35,  19, 147,  35,  35, 147,  35,  35,
+     35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,
+     16,   0, 131,  32,  64,   0,   0,   2,   0,   0,   0,   0, 132,  64,  64,  32,
+     64,  64,  64,  64,  64,  64,  64,  64,  64,  64,   0,   0,   0,   0,   0,   0,
+      0,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,
+     64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64, 128,  35, 128,   0,  64,
+     32,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,
+     64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64, 128,   0, 128,   0,   0,
     40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40,
     40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40,
     40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40,
@@ -107,7 +109,7 @@ static void put_escaped(json_filter *j, const char *p, size_t n) {
   size_t s = 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)p[i];
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (!(cls[c] & C_DQ)) continue; /* not a control character, '"' or '\\' */
     put(j, p + s, i - s);
     put_escape(j, c);
     s = i + 1;
@@ -575,7 +577,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
 
 /* The number grammar over one more byte (tokens are decided byte by byte;
  * only ASCII bytes can continue a number). */
-static enum json_num num_next(enum json_num s, unsigned char c) {
+static inline enum json_num num_next(enum json_num s, unsigned char c) {
   int d = is_digit(c), e = c == 'e' || c == 'E';
   switch (s) {
   case N_START:
@@ -721,9 +723,9 @@ static int num_render(json_filter *j, int eof) {
 /* Words a value token may be: the word, its JSON, its repair; the last two
  * are ellipses (dropped where an element could be). */
 #define JSON_WORDS(X)                                  \
-  X("true", "true", NULL)                              \
-  X("false", "false", NULL)                            \
-  X("null", "null", NULL)                              \
+  X("true", "true", "")                                \
+  X("false", "false", "")                              \
+  X("null", "null", "")                                \
   X("True", "true", "python_constant")                 \
   X("False", "false", "python_constant")               \
   X("None", "null", "python_constant")                 \
@@ -739,11 +741,13 @@ static int num_render(json_filter *j, int eof) {
 #define WORD_JSON(w, json, kind) json,
 #define WORD_JSON_LEN(w, json, kind) (unsigned char)(sizeof(json) - 1),
 #define WORD_KIND(w, json, kind) kind,
+#define WORD_KIND_LEN(w, json, kind) (unsigned char)(sizeof(kind) - 1),
 static const char *const word_names[] = {JSON_WORDS(WORD_NAME)};
 static const unsigned char word_len[] = {JSON_WORDS(WORD_LEN)};
 static const char *const word_json[] = {JSON_WORDS(WORD_JSON)};
 static const unsigned char word_json_len[] = {JSON_WORDS(WORD_JSON_LEN)};
 static const char *const word_kind[] = {JSON_WORDS(WORD_KIND)};
+static const unsigned char word_kind_len[] = {JSON_WORDS(WORD_KIND_LEN)};
 #define NWORDS (sizeof word_names / sizeof word_names[0])
 #define W_TRUNCATABLE 6 /* true false null True False None complete from a prefix */
 
@@ -827,10 +831,12 @@ static size_t token_bytes(json_filter *j, const char *p, size_t n) {
     size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
     if (take > n) take = n;
     enum json_num num = j->num;
-    if (!j->tok_key)
-      for (size_t k = 0; k < take; k++) num = num_next(num, (unsigned char)p[k]);
+    char *t = j->tok + j->tokn;
+    for (size_t k = 0; k < take; k++) {
+      if (!j->tok_key) num = num_next(num, (unsigned char)p[k]);
+      t[k] = p[k];
+    }
     j->num = num;
-    memcpy(j->tok + j->tokn, p, take);
     j->tokn += take;
     i = take;
     if (j->tokn > JSON_TOKEN_HOLD || !token_special(j)) token_stream(j);
@@ -879,7 +885,7 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
     begin_item(j);
     if (wi >= 0) {
       put(j, word_json[wi], word_json_len[wi]);
-      if (word_kind[wi]) sluicep_json_repair(j, word_kind[wi], strlen(word_kind[wi]), off);
+      if (word_kind_len[wi]) sluicep_json_repair(j, word_kind[wi], word_kind_len[wi], off);
       return 1;
     }
     if (eof)
@@ -923,9 +929,7 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
 }
 
 static int token_ends(const json_filter *j, uint32_t c) {
-  if (c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"' || c == '\n' ||
-      c == '\r' || c == 0x201C)
-    return 1;
+  if (c < 0x80 ? (cls[c] & C_END) != 0 : c == 0x201C) return 1; /* , } ] { [ " newlines “ */
   if (c == '`' && j->in_fence) return 1;
   if (c == ')' && top(j) == '(') return 1;
   return j->tok_key && (c == ':' || c == '\'');
@@ -1030,6 +1034,10 @@ static int skip_cp(json_filter *j, uint32_t cp, uint64_t off) {
 /* ---------------- between tokens ---------------- */
 
 static int value_start(json_filter *j, uint32_t cp, uint64_t off) {
+  if (cp < 0x80 && (cls[cp] & C_WORD)) { /* the common case first: a letter or digit */
+    start_token(j, 0, off);
+    return 0;
+  }
   char t = top(j);
   if (cp == '{' || cp == '[') push(j, (char)cp, off);
   else if (cp == '}' || cp == ']') closer(j, cp, off);
@@ -1056,6 +1064,10 @@ static int value_start(json_filter *j, uint32_t cp, uint64_t off) {
 }
 
 static int key_start(json_filter *j, uint32_t cp, uint64_t off) {
+  if (cp < 0x80 && (cls[cp] & C_WORD)) { /* an unquoted key */
+    start_token(j, 1, off);
+    return 0;
+  }
   if (is_open_quote(cp)) open_string(j, cp, 1, off);
   else if (cp == '}' || cp == ']') closer(j, cp, off);
   else if (cp == ',') {
@@ -1093,6 +1105,12 @@ static int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
   char t = top(j);
+  if (cp == ',' && t != '(') { /* the common case first */
+    j->pending_comma = 1;
+    j->comma_off = off;
+    j->vs = t == '{' ? V_KEY : V_VALUE;
+    return 1;
+  }
   if (cp == '}' || cp == ']') {
     closer(j, cp, off);
     return 1;
@@ -1109,12 +1127,6 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
     j->skq = 0;
     j->skesc = 0;
     return cp == ',';
-  }
-  if (cp == ',') {
-    j->pending_comma = 1;
-    j->comma_off = off;
-    j->vs = t == '{' ? V_KEY : V_VALUE;
-    return 1;
   }
   if (cp == ':') {
     REPAIR(j, "unexpected_char", off);
@@ -1548,17 +1560,27 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         put(j, p + i, k);
         i += k;
         if (i == n || u[i] >= 0x80) return i;
+        /* a closing quote decided by the byte right after it (what holding
+         * it and then quote_cp would decide) */
+        if (i + 1 < n && (u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ) &&
+            u[i + 1] < 0x80 && !is_ws(u[i + 1]) && u[i + 1] != '+' && quote_ends(j, u[i + 1], 0)) {
+          close_string(j);
+          i++;
+          continue;
+        }
       }
       if (u[i] >= 0x80) return i;
       done = string_cp(j, u[i], p + i, 1, off + i);
       break;
     case V_WORD:
+    word:
       if (u[i] >= 0x80) return i;
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
         i += token_add(j, p + i, k - i);
-        continue;
+        /* most often the byte after the run ends the token */
+        if (i == n || j->vs != V_WORD || u[i] >= 0x80) continue;
       }
       done = token_cp(j, u[i], p + i, 1, off + i);
       break;
@@ -1582,6 +1604,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         }
         if (!(cls[u[i]] & C_SLOW)) {
           done = struct_cp(j, u[i], off + i);
+          if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
           break;
         }
       }
