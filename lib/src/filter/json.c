@@ -190,8 +190,7 @@ static int ticks_end(json_filter *j) {
 
 static int prose_cp(json_filter *j, uint32_t cp, uint64_t off) {
   if (cp == '`') {
-    if (j->ticks == 0) j->tick_off = off;
-    j->ticks++;
+    sluicep_json_tick(j, off);
     return 1;
   }
   if (j->ticks) {
@@ -267,8 +266,7 @@ void sluicep_json_value_ended(json_filter *j) {
 
 static int trail_cp(json_filter *j, uint32_t cp, uint64_t off) {
   if (cp == '`') {
-    if (j->ticks == 0) j->tick_off = off;
-    j->ticks++;
+    sluicep_json_tick(j, off);
     return 1;
   }
   if (j->ticks) {

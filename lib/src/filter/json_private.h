@@ -208,6 +208,12 @@ static inline int sluicep_json_is_space(uint32_t c) {
   return sluicep_is_space_cp(c);
 }
 
+/* One more backtick of a run (fences): returns the run's length. */
+static inline int sluicep_json_tick(json_filter *j, uint64_t off) {
+  if (j->ticks == 0) j->tick_off = off;
+  return ++j->ticks;
+}
+
 /* A repair event (nothing in a snapshot's trial run). kind is a string
  * literal: REPAIR(j, "kind", off). */
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off);

@@ -334,32 +334,44 @@ static void drop_hi(json_filter *j) {
   j->hi = 0;
 }
 
+enum { U_CHAR, U_PAIR, U_HOLD, U_LONE };
+
+/* The surrogate rules for a \uXXXX of value v at off, shared by strings
+ * (which keep escapes as written) and the stringified layer (which decodes
+ * them): with a high surrogate held (at held_off), a low one completes the
+ * pair and anything else drops the held one; a high one is held; a lone
+ * low one is dropped. */
+static int surrogates(json_filter *j, int held, uint64_t held_off, uint32_t v, uint64_t off) {
+  if (held) {
+    if (v >= 0xDC00 && v <= 0xDFFF) return U_PAIR;
+    REPAIR(j, "lone_surrogate", held_off);
+  }
+  if (v >= 0xD800 && v <= 0xDBFF) return U_HOLD;
+  if (v < 0xDC00 || v > 0xDFFF) return U_CHAR;
+  REPAIR(j, "lone_surrogate", off);
+  return U_LONE;
+}
+
 static void unicode_done(json_filter *j) {
   uint32_t v = j->hexv;
-  if (j->hi) {
-    if (v >= 0xDC00 && v <= 0xDFFF) {
-      put(j, j->hibuf, 6);
-      put(j, j->hexbuf, 6);
-      j->hi = 0;
-      return;
-    }
-    drop_hi(j);
-  }
-  if (v >= 0xD800 && v <= 0xDBFF) {
+  int held = j->hi;
+  j->hi = 0;
+  switch (surrogates(j, held, j->hi_off, v, j->esc_off)) {
+  case U_PAIR:
+    put(j, j->hibuf, 6);
+    put(j, j->hexbuf, 6);
+    break;
+  case U_HOLD:
     j->hi = 1;
     memcpy(j->hibuf, j->hexbuf, 6);
     j->hi_off = j->esc_off;
-    return;
+    break;
+  case U_CHAR:
+    if (v == 0 && j->is_key) key_nul(j, j->esc_off);
+    else put(j, j->hexbuf, 6);
+    break;
+  default: break;
   }
-  if (v >= 0xDC00 && v <= 0xDFFF) {
-    REPAIR(j, "lone_surrogate", j->esc_off);
-    return;
-  }
-  if (v == 0 && j->is_key) {
-    key_nul(j, j->esc_off);
-    return;
-  }
-  put(j, j->hexbuf, 6);
 }
 
 /* A string at the top level, or the argument of a top-level call. */
@@ -441,30 +453,37 @@ static int kc_keychar(uint32_t c) {
          c != '[' && c != ']';
 }
 
+/* The held code points, taken out of the state before they are re-fed
+ * (re-feeding may hold again). */
+typedef struct held {
+  uint32_t cp[JSON_KC_MAX];
+  uint64_t off[JSON_KC_MAX];
+  size_t n;
+} held;
+
+static void detach(json_filter *j, held *h) {
+  h->n = j->kn;
+  memcpy(h->cp, j->kcp, h->n * sizeof h->cp[0]);
+  memcpy(h->off, j->koff, h->n * sizeof h->off[0]);
+  j->kn = 0;
+}
+
 /* The comma and what followed it were string content after all. */
 static void kc_fail(json_filter *j) {
-  uint32_t cps[JSON_KC_MAX];
-  uint64_t offs[JSON_KC_MAX];
-  size_t n = j->kn;
-  memcpy(cps, j->kcp, n * sizeof cps[0]);
-  memcpy(offs, j->koff, n * sizeof offs[0]);
-  j->kn = 0;
+  held h;
+  detach(j, &h);
   put1(j, ',');
-  refeed(j, cps + 1, offs + 1, n - 1);
+  refeed(j, h.cp + 1, h.off + 1, h.n - 1);
 }
 
 /* `, "key":` followed a comma inside a string: the string ended before the
  * comma, and the rest is read again as the next key (or array item). */
 static void kc_commit(json_filter *j) {
-  uint32_t cps[JSON_KC_MAX];
-  uint64_t offs[JSON_KC_MAX];
-  size_t n = j->kn;
-  memcpy(cps, j->kcp, n * sizeof cps[0]);
-  memcpy(offs, j->koff, n * sizeof offs[0]);
-  j->kn = 0;
-  REPAIR(j, "missing_quote", offs[0]);
+  held h;
+  detach(j, &h);
+  REPAIR(j, "missing_quote", h.off[0]);
   close_string(j);
-  refeed(j, cps, offs, n);
+  refeed(j, h.cp, h.off, h.n);
 }
 
 /* A comma inside a string is held with what follows: spaces, a quote, key
@@ -1033,50 +1052,28 @@ static int skip_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 /* ---------------- between tokens ---------------- */
 
-static int value_start(json_filter *j, uint32_t cp, uint64_t off) {
-  if (cp < 0x80 && (cls[cp] & C_WORD)) { /* the common case first: a letter or digit */
-    start_token(j, 0, off);
-    return 0;
-  }
+/* Where a value (key = 0) or a key (key = 1) is expected. */
+static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key) {
   char t = top(j);
-  if (cp == '{' || cp == '[') push(j, (char)cp, off);
-  else if (cp == '}' || cp == ']') closer(j, cp, off);
-  else if (cp == ')' && t == '(') close_top(j, off);
-  else if (cp == '"' && j->stack.len == 1 && t == '(' && j->top_call)
+  if (cp == '}' || cp == ']') closer(j, cp, off);
+  else if (!key && (cp == '{' || cp == '[')) push(j, (char)cp, off);
+  else if (!key && cp == ')' && t == '(') close_top(j, off);
+  else if (!key && cp == '"' && j->stack.len == 1 && t == '(' && j->top_call)
     sluicep_json_top_quote(j, off); /* callback("..."): as a top-level string */
-  else if (is_open_quote(cp)) open_string(j, cp, 0, off);
+  else if (is_open_quote(cp)) open_string(j, cp, key, off);
   else if (cp == ',') {
     if (j->after_ellipsis) j->after_ellipsis = 0; /* [..., 7]: the ellipsis's comma */
-    else if (t == '{') {
+    else if (!key && t == '{') { /* {"a": ,: a missing value */
       put_null(j, "null", 4, off);
       j->vs = V_AFTER;
       return 0;
     } else {
       REPAIR(j, "extra_comma", off);
     }
-  } else if (cp == ':') {
-    REPAIR(j, "unexpected_char", off);
-  } else {
-    start_token(j, 0, off);
-    return 0;
-  }
-  return 1;
-}
-
-static int key_start(json_filter *j, uint32_t cp, uint64_t off) {
-  if (cp < 0x80 && (cls[cp] & C_WORD)) { /* an unquoted key */
-    start_token(j, 1, off);
-    return 0;
-  }
-  if (is_open_quote(cp)) open_string(j, cp, 1, off);
-  else if (cp == '}' || cp == ']') closer(j, cp, off);
-  else if (cp == ',') {
-    if (j->after_ellipsis) j->after_ellipsis = 0;
-    else REPAIR(j, "extra_comma", off);
   } else if (cp == ':' || cp == '{' || cp == '[') {
     REPAIR(j, "unexpected_char", off);
   } else {
-    start_token(j, 1, off);
+    start_token(j, key, off);
     return 0;
   }
   return 1;
@@ -1142,9 +1139,15 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
 /* A code point that starts or separates tokens (no comment, fence or
  * backslash pending, not a space): the fast path calls this directly. */
 static int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  /* the common case first: a letter or digit starts an unquoted token (what
+   * item_start would do with it last) */
+  if ((j->vs == V_VALUE || j->vs == V_KEY) && cp < 0x80 && (cls[cp] & C_WORD)) {
+    start_token(j, j->vs == V_KEY, off);
+    return 0;
+  }
   switch (j->vs) {
-  case V_VALUE: return value_start(j, cp, off);
-  case V_KEY: return key_start(j, cp, off);
+  case V_VALUE: return item_start(j, cp, off, 0);
+  case V_KEY: return item_start(j, cp, off, 1);
   case V_COLON: return colon_cp(j, cp, off);
   default: return after_cp(j, cp, off);
   }
@@ -1185,8 +1188,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* a closing fence ends the value; other backticks are dropped */
   if (j->cm == CM_NONE) {
     if (cp == '`') {
-      if (j->ticks == 0) j->tick_off = off;
-      if (++j->ticks == 3 && j->in_fence) {
+      if (sluicep_json_tick(j, off) == 3 && j->in_fence) {
         sluicep_json_finalize_value(j, j->tick_off);
         j->ticks = 3; /* P_TRAIL counts the rest of the run */
       }
@@ -1240,31 +1242,26 @@ void sluicep_json_top_quote(json_filter *j, uint64_t off) {
 /* The held characters after a top-level '"' are decided: a stringified
  * document (its characters go through the unescaping layer) or a string. */
 static void topq_decide(json_filter *j, int stringified) {
-  uint32_t cps[JSON_TQ_MAX];
-  uint64_t offs[JSON_TQ_MAX];
-  size_t n = j->kn - 1;
-  uint64_t qoff = j->koff[0];
-  memcpy(cps, j->kcp + 1, n * sizeof cps[0]);
-  memcpy(offs, j->koff + 1, n * sizeof offs[0]);
-  j->kn = 0;
+  held h; /* the quote, then what followed it */
+  detach(j, &h);
   j->vs = V_VALUE;
   if (!stringified) {
-    open_string(j, '"', 0, qoff);
+    open_string(j, '"', 0, h.off[0]);
     j->tq_out = j->out.len;
-    refeed(j, cps, offs, n);
+    refeed(j, h.cp + 1, h.off + 1, h.n - 1);
     return;
   }
   if (j->unesc == UNESC_OFF) {
-    REPAIR(j, "stringified_json", qoff);
+    REPAIR(j, "stringified_json", h.off[0]);
     j->unesc = UNESC_QUOTED;
     j->unesc_base = j->stack.len;
   } else {
     j->quote_ok = 1; /* \"{\"a\": 1}\": the closing \" follows the document */
   }
-  for (size_t k = 0; k < n && !j->failed; k++) {
+  for (size_t k = 1; k < h.n && !j->failed; k++) {
     unsigned char b[4];
-    size_t l = sluicep_u8_encode(cps[k], b);
-    sluicep_json_feed_cp(j, cps[k], (const char *)b, l, offs[k]);
+    size_t l = sluicep_u8_encode(h.cp[k], b);
+    sluicep_json_feed_cp(j, h.cp[k], (const char *)b, l, h.off[k]);
   }
 }
 
@@ -1399,24 +1396,16 @@ static void layer_drop_hi(json_filter *j) {
 }
 
 static void layer_unicode(json_filter *j) {
-  uint32_t v = j->lhex;
-  if (j->lhi) {
-    if (v >= 0xDC00 && v <= 0xDFFF) {
-      uint32_t c = 0x10000 + ((j->lhi - 0xD800) << 10) + (v - 0xDC00);
-      uint64_t o = j->lhi_off;
-      j->lhi = 0;
-      layer_out(j, c, o);
-      return;
-    }
-    layer_drop_hi(j);
-  }
-  if (v >= 0xD800 && v <= 0xDBFF) {
+  uint32_t v = j->lhex, hi = j->lhi;
+  j->lhi = 0;
+  switch (surrogates(j, hi != 0, j->lhi_off, v, j->lesc_off)) {
+  case U_PAIR: layer_out(j, 0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), j->lhi_off); break;
+  case U_HOLD:
     j->lhi = v;
     j->lhi_off = j->lesc_off;
-  } else if (v >= 0xDC00 && v <= 0xDFFF) {
-    REPAIR(j, "lone_surrogate", j->lesc_off);
-  } else {
-    layer_out(j, v, j->lesc_off);
+    break;
+  case U_CHAR: layer_out(j, v, j->lesc_off); break;
+  default: break;
   }
 }
 
