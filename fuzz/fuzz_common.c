@@ -4,6 +4,8 @@
  */
 #include "fuzz_common.h"
 
+#include "outcmp.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +93,7 @@ static void run_filter(const char *filter, const fuzz_input *in, const size_t *l
 }
 
 static void compare(const run *a, const run *b, const char *how) {
-  char msg[160];
+  char msg[300], why[200];
   if (a->st != b->st) {
     snprintf(msg, sizeof msg, "%s: status %s, whole %s", how, sluice_status_name(b->st),
              sluice_status_name(a->st));
@@ -101,37 +103,10 @@ static void compare(const run *a, const run *b, const char *how) {
     if (a->err_offset != b->err_offset) fuzz_fail("split invariance broken: error offset", how);
     return; /* output before an error is not compared */
   }
-  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    size_t na, nb;
-    const char *pa = sluice_output_channel(a->out, (sluice_channel)c, &na);
-    const char *pb = sluice_output_channel(b->out, (sluice_channel)c, &nb);
-    if (na != nb || memcmp(pa, pb, na) != 0) {
-      snprintf(msg, sizeof msg, "%s: channel %s differs", how, sluice_channel_name((sluice_channel)c));
-      fuzz_fail("split invariance broken", msg);
-    }
-  }
-  size_t ne = sluice_output_event_count(a->out);
-  size_t i = 0, j = 0;
-  /* Snapshots are one per chunk by nature; compare everything else. */
-  for (;;) {
-    while (i < ne && sluice_output_event(a->out, i)->type == SLUICE_EV_SNAPSHOT) i++;
-    while (j < sluice_output_event_count(b->out) &&
-           sluice_output_event(b->out, j)->type == SLUICE_EV_SNAPSHOT)
-      j++;
-    int ea = i < ne, eb = j < sluice_output_event_count(b->out);
-    if (!ea || !eb) {
-      if (ea != eb) fuzz_fail("split invariance broken: event count", how);
-      break;
-    }
-    const sluice_event *x = sluice_output_event(a->out, i), *y = sluice_output_event(b->out, j);
-    if (x->type != y->type || x->complete != y->complete || x->offset != y->offset ||
-        x->length != y->length || x->name_len != y->name_len || x->data_len != y->data_len ||
-        x->id_len != y->id_len || (x->name_len && memcmp(x->name, y->name, x->name_len)) ||
-        (x->data_len && memcmp(x->data, y->data, x->data_len)) ||
-        (x->id_len && memcmp(x->id, y->id, x->id_len)))
-      fuzz_fail("split invariance broken: an event differs", how);
-    i++;
-    j++;
+  /* Snapshots are one per chunk by nature; everything else must agree. */
+  if (output_compare(a->out, b->out, 0, why, sizeof why)) {
+    snprintf(msg, sizeof msg, "%s: %s", how, why);
+    fuzz_fail("split invariance broken", msg);
   }
 }
 

@@ -1,42 +1,88 @@
-# Installs the build into a scratch prefix, then builds and runs a consumer
-# project with find_package(sluice), and a compile through pkg-config.
-set(prefix ${BUILD}/install-check/prefix)
-file(REMOVE_RECURSE ${BUILD}/install-check)
-execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix}
+# Installs the build into a scratch prefix, then moves the prefix elsewhere
+# (a relocated install) and checks, from outside the tree, that:
+# - the header, libraries, CMake package, pkg-config files, the command, the
+#   suites, FORMAT.md and the design notes are installed;
+# - libsluice needs libc only (ldd), and a program that uses only the
+#   filters links without jansson, through CMake and through pkg-config;
+# - the kit (filters by name from JSON) links and works, shared and static;
+# - pkg-config finds the moved prefix (${pcfiledir}), and the moved sluice
+#   command finds the suites installed beside it.
+set(root ${BUILD}/install-check)
+set(first ${root}/first)
+set(prefix ${root}/moved)
+file(REMOVE_RECURSE ${root})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${first}
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed")
 endif()
-foreach(f include/sluice.h share/sluice/conformance/suites/think)
-  if(NOT EXISTS ${prefix}/${f})
-    message(FATAL_ERROR "not installed: ${f}")
+file(RENAME ${first} ${prefix})
+function(check what)
+  if(${ARGN})
+  else()
+    message(FATAL_ERROR "install check: ${what}")
   endif()
+endfunction()
+foreach(f include/sluice.h include/sluice_version.h bin/sluice
+          share/sluice/conformance/suites/think share/sluice/conformance/FORMAT.md
+          share/doc/sluice/DESIGN.md)
+  check("not installed: ${f}" EXISTS ${prefix}/${f})
 endforeach()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC}/tests/consumer -B ${BUILD}/install-check/b
+file(GLOB_RECURSE core_so ${prefix}/*/libsluice.so)
+list(GET core_so 0 core_so)
+get_filename_component(libdir ${core_so} DIRECTORY)
+execute_process(COMMAND ldd ${core_so} OUTPUT_VARIABLE deps)
+string(REGEX REPLACE "[^\n]*(linux-vdso|ld-linux|libc\\.so)[^\n]*\n?" "" others "${deps}")
+string(STRIP "${others}" others)
+if(others)
+  message(FATAL_ERROR "install check: libsluice needs more than libc:\n${others}")
+endif()
+
+# CMake consumers
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC}/tests/consumer -B ${root}/b
                         -DCMAKE_PREFIX_PATH=${prefix}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "find_package(sluice) failed:\n${out}")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD}/install-check/b
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "building the consumer failed:\n${out}")
-endif()
-foreach(exe consumer consumer_static)
-  execute_process(COMMAND env LD_LIBRARY_PATH=${prefix}/lib:${prefix}/lib64
-                          ${BUILD}/install-check/b/${exe}
+check("find_package(sluice) failed:\n${out}" rc EQUAL 0)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${root}/b RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE out)
+check("building the consumers failed:\n${out}" rc EQUAL 0)
+foreach(exe consumer consumer_static kit_consumer kit_consumer_static)
+  execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ${root}/b/${exe}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${exe} failed:\n${out}")
-  endif()
+  check("${exe} failed:\n${out}" rc EQUAL 0)
 endforeach()
-file(GLOB_RECURSE pcs ${prefix}/*/sluice.pc)
-list(GET pcs 0 pc)
-get_filename_component(pcdir ${pc} DIRECTORY)
-execute_process(COMMAND env PKG_CONFIG_PATH=${pcdir} pkg-config --cflags --libs sluice
-                RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT rc EQUAL 0 OR NOT flags MATCHES "-lsluice")
-  message(FATAL_ERROR "pkg-config sluice failed: ${flags}")
-endif()
-message("install check: header, libraries, CMake package and pkg-config all work")
+foreach(exe consumer consumer_static)
+  execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ldd ${root}/b/${exe} OUTPUT_VARIABLE deps)
+  check("${exe} (filters only) links jansson:\n${deps}" NOT deps MATCHES "jansson")
+endforeach()
+
+# pkg-config, from the moved prefix: a filters-only program links without
+# jansson; a kit program links with it. Each is compiled and run.
+function(pc_program pc source out)
+  execute_process(COMMAND env PKG_CONFIG_PATH=${libdir}/pkgconfig pkg-config --cflags --libs ${pc}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
+  check("pkg-config ${pc} failed: ${flags}" rc EQUAL 0)
+  check("pkg-config ${pc} does not point into the moved prefix: ${flags}" flags MATCHES "${prefix}")
+  set(${out}_flags "${flags}" PARENT_SCOPE)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  execute_process(COMMAND cc -std=c11 ${SRC}/tests/consumer/${source} ${flags} -o ${root}/${out}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  check("compiling ${source} against pkg-config ${pc} failed:\n${log}" rc EQUAL 0)
+  execute_process(COMMAND env LD_LIBRARY_PATH=${libdir} ${root}/${out} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  check("${out} (pkg-config ${pc}) failed:\n${log}" rc EQUAL 0)
+endfunction()
+pc_program(sluice consumer.c pc_consumer)
+check("pkg-config sluice mentions jansson: ${pc_consumer_flags}" NOT pc_consumer_flags MATCHES "jansson")
+pc_program(sluice-kit kit_consumer.c pc_kit)
+
+# The moved command finds the suites beside it: a suite that exists only
+# in the moved prefix is found and passes.
+set(extra ${prefix}/share/sluice/conformance/suites/zz_install_check)
+file(MAKE_DIRECTORY ${extra})
+file(WRITE ${extra}/only_here.json
+  "{\"filter\": \"think\", \"cases\": [{\"id\": \"y_only_in_the_moved_prefix\", \"input\": \"a<think>b</think>c\", \"expect\": {\"text\": \"ac\", \"thought\": \"b\", \"markup\": \"<think></think>\", \"events\": [{\"type\": \"thought\", \"tag\": \"think\", \"text\": \"b\", \"complete\": true}]}, \"source\": \"install check\"}]}\n")
+execute_process(COMMAND env -u SLUICE_SUITES ${prefix}/bin/sluice conform --quiet --suite zz_install_check
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+check("the moved sluice did not find its suites:\n${out}" rc EQUAL 0 AND out MATCHES "1 passed, 0 failed")
+message("install check: relocated install, libc-only core, kit, CMake package, pkg-config and suites all work")

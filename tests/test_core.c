@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "../lib/src/core/sluice_private.h"
 #include "sluice.h"
+#include "outcmp.h"
+#include "rng.h"
 #include "testutil.h"
 
 /* ---------------- a collector with per-channel strings ---------------- */
@@ -19,27 +23,10 @@ typedef struct result {
   sluice_status st;
 } result;
 
-static void channel(const sluice_output *o, sluice_channel ch, const char **p, size_t *n) {
-  *p = sluice_output_channel(o, ch, n);
-}
-
+/* The one comparison of two collectors (tools/common/outcmp.c). */
 static int same_output(const sluice_output *a, const sluice_output *b) {
-  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    const char *pa, *pb;
-    size_t na, nb;
-    channel(a, (sluice_channel)c, &pa, &na);
-    channel(b, (sluice_channel)c, &pb, &nb);
-    if (na != nb || memcmp(pa, pb, na) != 0) return 0;
-  }
-  if (sluice_output_event_count(a) != sluice_output_event_count(b)) return 0;
-  for (size_t i = 0; i < sluice_output_event_count(a); i++) {
-    const sluice_event *x = sluice_output_event(a, i), *y = sluice_output_event(b, i);
-    if (x->type != y->type || x->complete != y->complete || x->offset != y->offset ||
-        x->length != y->length || x->name_len != y->name_len ||
-        memcmp(x->name, y->name, x->name_len) != 0)
-      return 0;
-  }
-  return 1;
+  char why[200];
+  return output_compare(a, b, 1, why, sizeof why) == 0;
 }
 
 /* ---------------- statuses ---------------- */
@@ -207,15 +194,90 @@ static void test_failure_injection(void) {
   inject("expect_only_closing keep", &o, "held until the closing tag</think>text");
 }
 
+/* ---------------- construction by name, under failure injection ----------------
+ * Building a filter from its name and JSON options allocates in two places:
+ * the filter, through the instance's allocator, and the options, through
+ * jansson's (global) allocator. Each is made to fail at every allocation in
+ * turn: the result must be SLUICE_NOMEM with nothing leaked, until the
+ * construction succeeds, and the filter must then work. */
+
+static test_faulty *jansson_fa; /* jansson's allocator has no context */
+static void *jansson_malloc(size_t n) { return test_faulty_malloc(jansson_fa, n); }
+static void jansson_free(void *p) { test_faulty_free(jansson_fa, p); }
+
+/* Options per filter: rich ones for the instance allocator; for jansson's,
+ * only tokens shorter than 16 bytes, because jansson 2.14's lexer can
+ * misread or crash when an allocation fails while a longer token grows. */
+static const struct {
+  const char *filter, *options, *short_options;
+} by_name[] = {
+    {"think", "{\"tags\":[\"scratchpad_thinking\",\"plan\"],\"case_insensitive\":false}",
+     "{\"tags\":[\"plan\",\"x\"]}"},
+    {"think", "{\"mode\":\"anchored\",\"start_tag\":\"<analysis>\",\"end_tag\":\"</analysis>\","
+              "\"grace_period\":5,\"max_block\":1000}",
+     "{\"mode\":\"anchored\"}"},
+    {"clean", "{\"endpoint\":{\"removeThinking\":true,\"responseStartTextToRemoveEndpointWide\":"
+              "[\"Assistant said this:\",\"Bot:\"],\"trimBeginningAndEndLineBreaks\":true},"
+              "\"node\":{\"removeCustomTextFromResponseStart\":true,\"responseStartTextToRemove\":"
+              "\"Note:\"},\"globals\":{\"chatCompleteAddUserAssistant\":true,"
+              "\"chatCompleteAddMissingAssistant\":true},\"sluice\":{\"max_block\":100}}",
+     "{\"sluice\":{\"max_block\":9}}"},
+    {"harmony", "{\"commentary_preamble\":\"thought\",\"max_header\":64}", "{\"max_header\":64}"},
+    {"monitor", "{\"profile\":\"current\",\"max_length\":100000,\"max_history\":50000}",
+     "{\"profile\":\"current\"}"},
+    {"json", "{\"incremental\":true,\"max_depth\":10,\"max_bytes\":4096}", "{\"max_depth\":9}"},
+};
+
+static void construct_with_faults(const char *filter, const char *options, int jansson_side) {
+  test_faulty fa;
+  int done = 0;
+  for (long at = 0; at < 10000 && !done; at++) {
+    sluice_mem m = test_faulty_mem(&fa, at);
+    if (jansson_side) {
+      jansson_fa = &fa;
+      json_set_alloc_funcs(jansson_malloc, jansson_free);
+    }
+    sluice_output *out;
+    sluice_mem plain = test_faulty_mem(&(test_faulty){0}, -1);
+    CHECK(sluice_output_new(&out, &plain) == SLUICE_OK);
+    sluice_sink sink = sluice_output_sink(out);
+    sluice_filter *f = NULL;
+    sluice_error err;
+    sluice_status st = sluice_filter_new_json(&f, filter, options, strlen(options), &sink,
+                                              jansson_side ? NULL : &m, &err);
+    if (jansson_side) json_set_alloc_funcs(malloc, free);
+    if (st == SLUICE_OK) {
+      CHECKF(!fa.failed, "%s %s: succeeded although allocation %ld failed", filter, options, at);
+      fa.fail_at = -1; /* built: now it must work */
+      const char *in = strcmp(filter, "json") == 0 ? "[1,2]" : "a<think>b</think>";
+      CHECKF(sluice_once(f, in, strlen(in)) == SLUICE_OK, "%s: %s", filter,
+             sluice_get_error(f)->message);
+      sluice_free(f);
+      done = 1;
+    } else {
+      CHECKF(st == SLUICE_NOMEM && err.status == SLUICE_NOMEM,
+             "%s (%s allocation %ld failed): %s: %s", filter,
+             jansson_side ? "jansson's" : "the instance's", at, sluice_status_name(st),
+             err.message);
+      CHECK(f == NULL);
+    }
+    CHECKF(fa.live == 0, "%s: %ld blocks leaked when allocation %ld failed", filter, fa.live, at);
+    sluice_output_free(out);
+  }
+  CHECKF(done, "%s: never succeeded", filter);
+}
+
+static void test_construction_by_name_faults(void) {
+  for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++) {
+    construct_with_faults(by_name[i].filter, by_name[i].options, 0);
+    construct_with_faults(by_name[i].filter, by_name[i].short_options, 1);
+  }
+}
+
 /* ---------------- randomized split invariance ---------------- */
 
-static uint64_t rng = 0x243F6A8885A308D3ULL;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+static sluice_rng rng;
+static uint64_t next(void) { return sluice_rng_next(&rng); }
 
 static const char *const pieces[] = {
     "<", ">", "/", "think", "</think>", "<think>", "<thinking>", "</thinking>", "reasoning",
@@ -377,11 +439,13 @@ static void test_whitespace(void) {
 }
 
 int main(void) {
+  rng = sluice_rng_seed(0x243F6A8885A308D3ULL);
   test_statuses();
   test_sticky_errors();
   test_held();
   test_invalid_options();
   test_failure_injection();
+  test_construction_by_name_faults();
   test_random_split_invariance();
   test_utf8();
   test_whitespace();

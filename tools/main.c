@@ -15,6 +15,9 @@ static const char usage[] =
     "  mkcorpus  write the conformance cases as fuzz seed corpora\n"
     "  clean     clean an LLM response on stdin with a proxy config (--config FILE)\n"
     "  json      repair the JSON value on standard input\n"
+    "  serve     a mock upstream: serve recorded provider streams over HTTP\n"
+    "  record    a recording proxy: forward requests, write captures\n"
+    "  capture   import recordings made elsewhere (cassettes, HAR, AI SDK chunks)\n"
     "\n"
     "Run \"sluice COMMAND --help\" for a command's options.\n";
 
@@ -33,7 +36,10 @@ int main(int argc, char **argv) {
   } cmds[] = {{"proto", cmd_proto}, {"conform", cmd_conform}, {"bench", cmd_bench},
                 {"mkcorpus", cmd_mkcorpus},
                 {"clean", cmd_clean},
-                {"json", cmd_json}};
+                {"json", cmd_json},
+                {"serve", cmd_serve},
+                {"record", cmd_record},
+                {"capture", cmd_capture}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "sluice: unknown command \"%s\"\n\n%s", argv[1], usage);

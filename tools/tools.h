@@ -1,5 +1,12 @@
 /*
- * tools.h: what the subcommands of the sluice command share.
+ * tools.h: what the subcommands of the sluice command share. The shared
+ * code itself is in tools/common/ (a library the tests and fuzz drivers
+ * link too): util (allocation, buffers, checked I/O, clocks), bytes
+ * (base64, byte specs), jsonw (writing JSON), answer (the protocol's answer
+ * and its one comparison), chunking (split modes, the minimizer), suite
+ * (loading the golden suites), reference (the library behind the
+ * protocol), proto (serving a request), driver (an implementation under
+ * test as a child process), check (one case in every split mode).
  */
 #ifndef SLUICE_TOOLS_H
 #define SLUICE_TOOLS_H
@@ -9,64 +16,36 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/answer.h"
+#include "common/bytes.h"
+#include "common/capture.h"
+#include "common/check.h"
+#include "common/chunking.h"
+#include "common/driver.h"
+#include "common/jsonw.h"
+#include "common/proto.h"
+#include "common/reference.h"
+#include "common/rng.h"
+#include "common/suite.h"
+#include "common/util.h"
 #include "sluice.h"
 
-/* A byte string owned by the caller. */
-typedef struct tbytes {
-  char *p;
-  size_t n;
-} tbytes;
-
-/* Subcommands. Each returns the process exit code. */
+/* Subcommands (one file each). Each returns the process exit status. */
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
-
-/* The protocol server's answer to one request line (without its newline).
- * Never fails: every problem is an error answer. */
-json_t *proto_answer_line(const char *line, size_t len, sluice_output *out);
-int cmd_clean(int argc, char **argv); /* cleancmd.c */
-int bench_clean(int argc, char **argv); /* cleancmd.c: `sluice bench clean` */
+int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
-int bench_json(int argc, char **argv); /* sluice bench json */
+int cmd_serve(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
-/* ---- bytes ---- */
-/* Reads a whole stream; returns 0 on success. */
-int read_all(FILE *fp, tbytes *out);
-/* Base64 (RFC 4648, with padding). decode returns -1 on bad input. */
-char *b64_encode(const char *p, size_t n);
-int b64_decode(const char *s, size_t len, tbytes *out);
-
-/* A "bytes spec" of the case format: a JSON string (UTF-8), {"hex": "..."},
- * {"b64": "..."}, or an array of those, concatenated. Returns 0 on success,
- * else -1 with a message in why. */
-int bytes_from_spec(json_t *spec, tbytes *out, char *why, size_t whylen);
-/* Sets obj[key] to the bytes as a string when they are valid UTF-8, else
- * obj[key + "_b64"] to their base64. */
-void set_bytes_field(json_t *obj, const char *key, const char *p, size_t n);
-/* Reads obj[key] or obj[key_b64] back into bytes (missing: empty). -1 if
- * present but malformed. */
-int get_bytes_field(json_t *obj, const char *key, tbytes *out);
-
-/* ---- the one run path ----
- * Builds the filter named `filter` with options (JSON text), feeds the chunks
- * in order, finishes, and returns the protocol answer (without "id"):
- * {"ok": true, "text": ..., "thought": ..., "other": ..., "markup": ...,
- *  "dropped": ..., "events": [...], "max_held": N[, "value": ..., "truncated": b]}
- * or {"ok": false, "error": {"code", "message", "offset"}}.
- * `out` is a reusable collector. */
-json_t *run_filter(const char *filter, const char *options, size_t options_len,
-                   const tbytes *chunks, size_t nchunks, sluice_output *out);
-/* A JSON string of s; invalid UTF-8 bytes become U+FFFD. */
-json_t *json_text(const char *s);
-/* An error answer. */
-json_t *error_answer(const char *code, const char *message, json_int_t offset);
+/* Benchmarks (bench/). */
+int bench_clean(int argc, char **argv);
+int bench_json(int argc, char **argv);
 
 /* Seconds on a monotonic clock, for the benchmarks. */
-double bench_now(void);
-
-/* Common --help handling: returns 1 if argv holds -h or --help. */
-int wants_help(int argc, char **argv);
+static inline double bench_now(void) { return now_seconds(); }
 
 #endif

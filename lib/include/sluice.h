@@ -456,7 +456,10 @@ SLUICE_API sluice_status sluice_json_new(sluice_filter **out, const sluice_json_
  * An unknown option key, a wrong type or a bad value is SLUICE_BAD_OPTION
  * with a message in *err naming the key; an unknown name is
  * SLUICE_UNSUPPORTED. The filter allocates through mem; reading the JSON
- * allocates through jansson's allocator (json_set_alloc_funcs). */
+ * allocates through jansson's allocator (json_set_alloc_funcs), and memory
+ * running out there is SLUICE_NOMEM. (jansson 2.14's lexer can misread or
+ * crash when an allocation fails inside a token longer than 16 bytes; a
+ * failure it reports as a parse error is told apart by parsing again.) */
 SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
                                                 const char *options_json, size_t options_len,
                                                 const sluice_sink *sink, const sluice_mem *mem,

@@ -189,16 +189,16 @@ def case(suite, cid, opts, inp, source, want=None, max_held=None, note=None, chu
     suites.setdefault(suite, []).append(c)
 
 
-S2 = "DESIGN.md §2 clean step 2 (left strip)"
-S3 = "DESIGN.md §2 clean step 3 (node prefixes); seed 000 step 3"
-S4 = "DESIGN.md §2 clean step 4 (endpoint prefixes, candidates stripped); seed 000 step 4"
-S5 = "DESIGN.md §2 clean step 5 (timestamp); seed 000 step 5"
-S6 = "DESIGN.md §2 clean step 6 (Assistant:, both globals); seed 000 step 6"
-S7 = "DESIGN.md §2 clean step 7 (trimBeginningAndEndLineBreaks); seed 000 step 7"
-S1 = "DESIGN.md §2 clean step 1 and 'think, anchored mode'; seed 000 step 1"
-WS = "DESIGN.md §1 whitespace: Python str.isspace() set"
-LAT = "DESIGN.md §1 latency and §2 clean: release as soon as no rule can change the text"
-ANC = "anchors/think-filters.md §1 'Where the paths still differ'"
+S2 = "DESIGN §2 clean step 2 (left strip)"
+S3 = "DESIGN §2 clean step 3 (node prefixes); seed 000 step 3"
+S4 = "DESIGN §2 clean step 4 (endpoint prefixes, candidates stripped); seed 000 step 4"
+S5 = "DESIGN §2 clean step 5 (timestamp); seed 000 step 5"
+S6 = "DESIGN §2 clean step 6 (Assistant:, both globals); seed 000 step 6"
+S7 = "DESIGN §2 clean step 7 (trimBeginningAndEndLineBreaks); seed 000 step 7"
+S1 = "DESIGN §2 clean step 1 and 'think, anchored mode'; seed 000 step 1"
+WS = "DESIGN §1 whitespace: Python str.isspace() set"
+LAT = "DESIGN §1 latency and §2 clean: release as soon as no rule can change the text"
+ANC = "SOURCES.md §think (WilmerAI, where the paths still differ)"
 
 # ---- basics ------------------------------------------------------------------
 B = "basics"
@@ -216,7 +216,7 @@ case(B, "y_all_flags_off_explicit_false", {
     "seed 000: every rule is gated by its flag", want="Hello [Sent less than a minute ago] "
     "Assistant: <think>a</think>\n", max_held=0)
 case(B, "y_all_flags_off_still_left_strips", {}, " \n\tHello",
-     S2 + "; non-streaming always left-strips (anchors §1)", want="Hello")
+     S2 + "; non-streaming always left-strips (SOURCES.md §think, WilmerAI)", want="Hello")
 case(B, "y_empty_input", {}, "", "design decision: empty in, empty out", want="")
 case(B, "y_empty_input_all_rules", O(**ALL), "", "design decision: empty in, empty out",
      want="")
@@ -234,7 +234,7 @@ case(B, "y_every_rule_none_matches", O(**ALL), "Plain answer.",
 case(B, "y_inner_whitespace_untouched", O(**ALL), "a  \n\n  b",
      S7 + ": strip touches only the ends", want="a  \n\n  b")
 case(B, "y_invalid_utf8_passes", O(**ALL), raw("ff") + "x" + raw("c3"),
-     "DESIGN.md §1 counting: an invalid byte is one code point and passes through unchanged",
+     "DESIGN §1 counting: an invalid byte is one code point and passes through unchanged",
      want=raw("ff") + "x" + raw("c3"))
 
 # ---- whitespace set -------------------------------------------------------------
@@ -258,7 +258,7 @@ for name, ch in [("zwsp_200b", "\u200b"), ("bom_feff", "\ufeff"), ("mongolian_18
     case(W, "y_not_whitespace_" + name, O(trim=True), ch + "x" + ch,
          WS + ": this code point is not in the set, so no strip removes it", want=ch + "x" + ch)
 case(W, "y_truncated_nbsp_lead_is_text", O(trim=True), " " + raw("c2") + "x ",
-     WS + "; DESIGN.md §1: an incomplete sequence is invalid bytes, not whitespace",
+     WS + "; DESIGN §1: an incomplete sequence is invalid bytes, not whitespace",
      want=raw("c2") + "x")
 case(W, "y_truncated_3000_lead_is_text", {}, raw("e380") + "x",
      WS + "; an incomplete U+3000 is not whitespace", want=raw("e380") + "x")
@@ -452,7 +452,7 @@ case(K, "y_think_expect_only_closing", O(think={"expectOnlyClosingThinkTag": Tru
      "reasoning here</think>\n\nAnswer", S1 + ": expectOnlyClosingThinkTag", want="Answer")
 case(K, "y_think_expect_only_closing_missing_keep",
      O(think={"expectOnlyClosingThinkTag": True}), "Answer only\n",
-     "anchors/think-filters.md §1: with no closing tag the proxy returns the text since "
+     "SOURCES.md §think (WilmerAI): with no closing tag the proxy returns the text since "
      "67c0886; sluice's default missing_close is \"keep\"", want="Answer only\n")
 case(K, "y_think_expect_only_closing_missing_empty",
      O(think={"expectOnlyClosingThinkTag": True}, sluice={"missing_close": "empty"}),
@@ -532,7 +532,7 @@ case(L, "y_latency_no_trim_no_hold", {}, "Hi   there \n",
      LAT + ": without step 7 trailing whitespace is not held", want="Hi   there \n",
      max_held=0)
 case(L, "y_latency_think_block_held", O(think={}), "<think>ab</think>c",
-     LAT + "; DESIGN.md §1 memory: the anchored block is held until its closing tag",
+     LAT + "; DESIGN §1 memory: the anchored block is held until its closing tag",
      want="c", max_held=16)
 case(L, "y_latency_think_no_tag", O(think={}), "Hello",
      LAT + ": text that cannot start the opening tag passes at once", want="Hello",
@@ -584,7 +584,7 @@ case(D, "y_path_grace_code_points_outside", O(think={"openingTagGracePeriod": 10
      ANC + ": code points, index 11 > 10", want="é" * 11 + "<think>a</think>b")
 case(D, "y_path_expect_only_closing_keep", O(think={"expectOnlyClosingThinkTag": True}),
      "magistral reply without a closing tag",
-     "anchors/think-filters.md §1: before 67c0886 the proxy returned \"\" (emptying "
+     "SOURCES.md §think (WilmerAI): before 67c0886 the proxy returned \"\" (emptying "
      "magistral-2509 replies); sluice keeps the text by default",
      want="magistral reply without a closing tag")
 

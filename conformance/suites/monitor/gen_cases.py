@@ -4,7 +4,7 @@
 The inputs are long (hundreds to thousands of code points), so they are built
 here rather than typed. Every expected verdict is stated by hand from the rule
 it tests (the band cases: "stop at n" at the threshold, "none" one short) and
-checked against model(), DESIGN.md §2's monitor written out literally; the
+checked against model(), DESIGN §2's monitor written out literally; the
 false-positive probes take the model's verdict, which is the point of them.
 Run it from anywhere: python3 gen_cases.py
 """
@@ -53,7 +53,7 @@ def detect(s, current, quasi):
 
 
 def ws(s, weighted):
-    t = s.rstrip()  # Python's str.isspace() set, as DESIGN.md §1
+    t = s.rstrip()  # Python's str.isspace() set, as DESIGN §1
     tail = s[len(t):]
     if not weighted:
         return len(tail)
@@ -179,7 +179,7 @@ digits = filler(200, 9, "0123456789")
 q = "".join("foo" + digits[i] for i in range(113)) + "foo"
 p2.append(case("y_quasi_foo_digits_current", q, {"profile": "current", "repetition_interval": len(q)},
                ("repetition", len(q)),
-               "anchors llm7shi 20251207-quasi-repetition: foo1foo2... fires quasi, reps(3) = 114"))
+               "SOURCES.md §monitor (llm7shi) 20251207-quasi-repetition: foo1foo2... fires quasi, reps(3) = 114"))
 p2.append(case("y_quasi_foo_digits_seed", q, {"repetition_interval": len(q)}, None,
                "DESIGN §2 profile seed: exact matching only; foo1foo2... does not fire"))
 q2 = "".join("foo" + digits[i] for i in range(112)) + "foo"
@@ -212,7 +212,7 @@ p2.append(case("y_quasi_option_off_current", q, {"profile": "current", "quasi": 
 t = filler(600, 14) + "xy" * 60
 p2.append(case("y_checkpoint_default_512", t, {}, None,
                "DESIGN §2: repetition is checked only at multiples of 512; at 512 the text was "
-               "filler, and the repeat ends at 720 between checkpoints (anchors: loops that finish "
+               "filler, and the repeat ends at 720 between checkpoints (SOURCES.md §monitor: loops that finish "
                "between checkpoints are missed)"))
 t = filler(450, 15) + "xy" * 100
 p2.append(case("y_checkpoint_default_512_fires", filler(300, 15) + "xy" * 150, {},
@@ -290,7 +290,7 @@ Lc.append(case("y_whitespace_before_repetition", " " * 600, {"profile": "current
                "340 repeats of ' ' (repetition); whitespace is checked first"))
 Lc.append(case("y_utf8_a340_current", "あ" * 340 + "い", {"profile": "current", "repetition_interval": 340},
                ("repetition", 340),
-               "anchors §(a)B: counting in code points, あ x 340 fires reps(1) = 340 (on bytes it "
+               "SOURCES.md §monitor: counting in code points, あ x 340 fires reps(1) = 340 (on bytes it "
                "would not)"))
 Lc.append(case("y_utf8_a339_current", "い" + "あ" * 339, {"profile": "current", "repetition_interval": 340},
                None, "DESIGN §2 profile current: 339 copies are one short"))
@@ -337,25 +337,25 @@ def both(cid, text, src, rpi=None):
         fp.append(case(f"y_fp_{cid}_{prof}", text, opts, model(text, opts),
                        f"{src}; verdict of the {prof} profile by DESIGN §2's rules"))
 lst = "".join(f"{i}. item\n" for i in range(1, 51))
-both("numbered_list_50", lst, "anchors §3: numbered lists '{i}. item' from 50 items (current fires)", len(lst))
+both("numbered_list_50", lst, "SOURCES.md §monitor: numbered lists '{i}. item' from 50 items (current fires)", len(lst))
 lst = "".join(f"{i}. item\n" for i in range(1, 120))
-both("numbered_list_119_default_checkpoints", lst, "anchors §3: a long numbered list at the default checkpoints")
+both("numbered_list_119_default_checkpoints", lst, "SOURCES.md §monitor: a long numbered list at the default checkpoints")
 tab = "| # | a | b |\n|---|---|---|\n" + "".join(f"| {i} |   |   |\n" for i in range(1, 37))
-both("index_table_36", tab, "anchors §3: index tables '| {i} |   |   |' from 36 rows", len(tab))
+both("index_table_36", tab, "SOURCES.md §monitor: index tables '| {i} |   |   |' from 36 rows", len(tab))
 code = "    x = x + 1\n" * 27
-both("code_lines_27", code, "anchors §3: 27 identical code lines (current fires)", len(code))
+both("code_lines_27", code, "SOURCES.md §monitor: 27 identical code lines (current fires)", len(code))
 code = "    x = x + 1\n" * 14
-both("code_lines_14", code, "anchors §3: 14 identical lines (legacy/seed fires)", len(code))
+both("code_lines_14", code, "SOURCES.md §monitor: 14 identical lines (legacy/seed fires)", len(code))
 code = "    x = x + 1\n" * 13
-both("code_lines_13", code, "anchors §3: 13 identical lines, one under the seed's reps(14) = 14", len(code))
+both("code_lines_13", code, "SOURCES.md §monitor: 13 identical lines, one under the seed's reps(14) = 14", len(code))
 sep = "intro\n" + "-" * 340
-both("separator_340", sep, "anchors §3: a separator of 340 '-' (current fires)", len(sep))
+both("separator_340", sep, "SOURCES.md §monitor: a separator of 340 '-' (current fires)", len(sep))
 sep = "intro\n" + "-" * 120
-both("separator_120", sep, "anchors §3: a markdown rule of 120 '-' (seed reps(1) = 100)", len(sep))
+both("separator_120", sep, "SOURCES.md §monitor: a markdown rule of 120 '-' (seed reps(1) = 100)", len(sep))
 dots = "Wait" + "." * 120
 both("ellipsis_run", dots, "vLLM PR #40097 review: '...' runs trigger low repeat counts", len(dots))
 steps = "".join(f"step number {i}.\n" for i in range(1, 60))
-both("counter_lines", steps, "anchors §3 false negative: a counter at the end of each line", len(steps))
+both("counter_lines", steps, "SOURCES.md §monitor false negative: a counter at the end of each line", len(steps))
 total += write("false_positives", fp, "reported false positives and negatives, both profiles")
 
 # ---- options ----

@@ -175,11 +175,13 @@ int sluicep_is_space_cp(uint32_t cp);
 size_t sluicep_space_len(const unsigned char *p, size_t n, int *partial);
 
 /* ---------------- errors and options ---------------- */
+/* These two are exported from libsluice (but not in sluice.h): libsluice-kit,
+ * built from the same sources and version, reports bad options with them. */
 /* Sets *err (when err is not NULL). */
-void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+SLUICE_API void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset,
+                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* SLUICE_BAD_OPTION with a message in *err; returns SLUICE_BAD_OPTION. */
-sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, ...)
+SLUICE_API sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* SLUICE_NOMEM with "out of memory creating the <filter> filter". */

@@ -6,7 +6,7 @@
  *   <|start|>ROLE [to=X] <|channel|>NAME [to=X] [TYPE] <|constrain|>TYPE <|message|>
  *   ...content...  <|end|> | <|return|> | <|call|>
  *
- * State machine (after the anchors' proposal, with the decisions below):
+ * State machine (DESIGN §2 harmony, with the decisions below):
  *
  *   BODY(sink)  literal         -> sink
  *               <|start|>       -> HEADER (role part)
@@ -219,9 +219,34 @@ static int literal(harmony *hm, const char *p, size_t n) {
     return 1;
   }
   if (k == n) return 0;
+  /* p[k] is the first byte past the bound. When it continues a UTF-8
+   * sequence that the header's last bytes began, the header ends before
+   * that sequence, so no character is cut in two (the bound is decided by
+   * the bytes alone: the same for every chunking). */
+  char moved[4];
+  size_t nm = 0;
+  if (((uint8_t)p[k] & 0xC0) == 0x80) {
+    const uint8_t *h = (const uint8_t *)hm->head.ptr;
+    size_t len = hm->head.len, b = 0;
+    while (b < 3 && b < len && (h[len - 1 - b] & 0xC0) == 0x80) b++;
+    if (b < len) {
+      uint8_t lead = h[len - 1 - b];
+      size_t need = lead >= 0xF5   ? 0
+                    : lead >= 0xF0 ? 4
+                    : lead >= 0xE0 ? 3
+                    : lead >= 0xC2 ? 2
+                                   : 0;
+      if (need > b + 1) {
+        nm = b + 1;
+        memcpy(moved, h + len - nm, nm);
+        hm->head.len -= nm;
+      }
+    }
+  }
   sluice_channel ch;
   if (close_header(hm, 0, &ch)) return 1;
   hm->sink = ch;
+  if (sluicep_emit(&hm->base, ch, moved, nm)) return 1;
   return sluicep_emit(&hm->base, ch, p + k, n - k);
 }
 

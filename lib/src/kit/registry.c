@@ -40,12 +40,19 @@ sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
   json_error_t jerr;
   if (!options_json || options_len == 0) opts = json_object();
   else opts = json_loadb(options_json, options_len, JSON_ALLOW_NUL, &jerr);
-  if (!opts) {
-    if (options_json && options_len && json_error_code(&jerr) != json_error_out_of_memory) {
+  if (!opts && options_json && options_len && json_error_code(&jerr) != json_error_out_of_memory) {
+    /* jansson 2.14 reports some failed allocations as a parse error. It is
+     * deterministic, so a second parse that succeeds shows the first failed
+     * for lack of memory, not because the text is wrong. */
+    json_t *again = json_loadb(options_json, options_len, JSON_ALLOW_NUL, NULL);
+    if (!again) {
       sluicep_set_error(err, SLUICE_BAD_OPTION, (uint64_t)jerr.position,
                         "options are not valid JSON: %s", jerr.text);
       return SLUICE_BAD_OPTION;
     }
+    json_decref(again);
+  }
+  if (!opts) {
     sluicep_set_error(err, SLUICE_NOMEM, 0, "out of memory reading the options");
     return SLUICE_NOMEM;
   }

@@ -1,0 +1,62 @@
+# Runs `sluice conform` (or any command) and checks its outcome:
+#   -DCMD=<list>          the command and its arguments (a ;-list)
+#   -DRC=<n>              the exit status it must have
+#   -DMATCH=<list>        regular expressions that must all match its output
+#   -DNOMATCH=<list>      regular expressions that must not match
+#   -DMAX_STDERR=<bytes>  a cap on what it writes to stderr
+#   -DNO_PROCESS=<VAR=v>  afterwards no running process may have this in its
+#                         environment (give it to the command with env): the
+#                         implementation's processes carry it, nothing else does
+#   -DSETUP=<list>        a command to run first (e.g. remove a marker file)
+#   -DMAX_SECONDS=<s>     it must end within this many seconds
+if(SETUP)
+  execute_process(COMMAND ${SETUP})
+endif()
+string(TIMESTAMP t0 "%s")
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 600)
+string(TIMESTAMP t1 "%s")
+math(EXPR secs "${t1} - ${t0}")
+set(all "${out}${err}")
+set(fail "")
+if(NOT "${rc}" STREQUAL "${RC}")
+  string(APPEND fail "exit status ${rc}, expected ${RC}\n")
+endif()
+foreach(re ${MATCH})
+  if(NOT all MATCHES "${re}")
+    string(APPEND fail "output does not match: ${re}\n")
+  endif()
+endforeach()
+foreach(re ${NOMATCH})
+  if(all MATCHES "${re}")
+    string(APPEND fail "output matches what it must not: ${re}\n")
+  endif()
+endforeach()
+if(MAX_STDERR)
+  string(LENGTH "${err}" elen)
+  if(elen GREATER MAX_STDERR)
+    string(APPEND fail "${elen} bytes on stderr, more than ${MAX_STDERR}\n")
+  endif()
+endif()
+if(MAX_SECONDS AND secs GREATER MAX_SECONDS)
+  string(APPEND fail "took ${secs} s, more than ${MAX_SECONDS}\n")
+endif()
+if(NO_PROCESS)
+  execute_process(COMMAND sh -c "for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $e 2>/dev/null | grep -qx '${NO_PROCESS}' && echo \${e%/environ}; done"
+                  OUTPUT_VARIABLE left OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(left)
+    string(APPEND fail "processes left behind: ${left}\n")
+    string(REPLACE "/proc/" "" pids "${left}")
+    string(REPLACE "\n" ";" pids "${pids}")
+    execute_process(COMMAND kill -9 ${pids})
+  endif()
+endif()
+if(fail)
+  string(LENGTH "${all}" alen)
+  if(alen GREATER 6000)
+    string(SUBSTRING "${all}" 0 6000 all)
+    set(all "${all}\n[... output cut at 6000 characters]")
+  endif()
+  message(FATAL_ERROR "${fail}--- output ---\n${all}")
+endif()
+message("ok: exit status ${rc} in ${secs} s; every expected line found")

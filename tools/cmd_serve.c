@@ -1,0 +1,580 @@
+/*
+ * cmd_serve.c: `sluice serve`, a mock upstream: recorded provider streams
+ * served over HTTP/1.1 (libmicrohttpd) at each provider's streaming
+ * endpoint, with the recorded pace or a chosen one, re-cut into writes of
+ * any shape, and with faults on demand, so a middleware under test meets
+ * the capture as it would meet the provider.
+ *
+ * One thread per connection (libmicrohttpd's), so pacing and stalls are
+ * plain bounded sleeps. The captures are loaded once and shared read-only:
+ * a connection holds only its position and a piece being written.
+ */
+#include "tools.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "common/http.h"
+
+static const char serve_usage[] =
+    "usage: sluice serve CAPTURE... [options]\n"
+    "\n"
+    "Serves recorded provider streams over HTTP/1.1 (chunked), at the streaming\n"
+    "endpoint of each capture's provider: POST /v1/chat/completions, /v1/completions,\n"
+    "/v1/responses, /v1/messages, /api/chat, /api/generate, /completion, and\n"
+    "/v1beta/models/MODEL:streamGenerateContent?alt=sse. A request picks a capture by\n"
+    "the header X-Sluice-Capture: NAME, else by the \"model\" it asks for, else in turn.\n"
+    "GET /_sluice/log lists the requests received (secrets redacted).\n"
+    "\n"
+    "  --listen ADDR:PORT   where to listen (default 127.0.0.1:0; port 0 picks a free\n"
+    "                       port); the first line on stdout is \"listening on URL\"\n"
+    "Timing (a recording's own pace when it has one):\n"
+    "  --ttft MS            before the first piece, when not recorded (default 0)\n"
+    "  --gap MS             between pieces, when not recorded (default 0)\n"
+    "  --speed X            divides every wait (2: twice as fast; 0: no waits)\n"
+    "  --rechunk HOW        writes of this shape instead of the recorded pieces:\n"
+    "                       bytes (one byte each), N (N bytes), random:SEED (1 to 64)\n"
+    "Faults (byte counts are of the body, before --gzip):\n"
+    "  --cut-after N        end the response cleanly after N bytes\n"
+    "  --drop-after N       reset the connection after N bytes\n"
+    "  --stall-after N      stop sending after N bytes, keeping the connection open\n"
+    "  --stall-for S        how long a stall lasts before the connection is reset\n"
+    "                       (default 30)\n"
+    "  --error-after N      at the first event boundary past N bytes, send the\n"
+    "                       provider's in-stream error event and end\n"
+    "  --status CODE        answer CODE with the provider's JSON error body\n"
+    "  --gzip               Content-Encoding: gzip, each piece flushed\n"
+    "Ending (network tests must end by themselves):\n"
+    "  --max-requests N     stop after N requests to a provider endpoint\n"
+    "  --deadline S         stop after S seconds\n"
+    "  --log-size N         requests kept for /_sluice/log (default 256)\n";
+
+enum rechunk { RC_NONE, RC_BYTES, RC_SIZE, RC_RANDOM };
+enum ending { GO_ON, END_CLEAN, END_RESET, END_STALL };
+
+typedef struct server {
+  capture *caps;
+  size_t ncaps;
+  double ttft, gap, speed, stall_for; /* seconds */
+  enum rechunk rechunk;
+  size_t rechunk_n;
+  uint64_t seed;
+  int64_t cut_after, drop_after, stall_after, error_after;
+  int status, gzip;
+  http_log log;
+  atomic_ulong done; /* provider requests completed */
+  atomic_ulong turn[FAM_COUNT];
+  atomic_int stop;
+} server;
+
+static atomic_int signalled;
+static void on_signal(int sig) {
+  (void)sig;
+  atomic_store(&signalled, 1);
+}
+
+/* ---------------- one streamed response ---------------- */
+
+typedef struct stream {
+  server *sv;
+  const capture *cap;
+  size_t off;   /* the next body byte */
+  size_t piece; /* the piece holding off */
+  sluice_rng rng;
+  double t0, last;
+  int fd;
+  z_stream z;
+  int gz;
+  tbuf out; /* what is ready to go, handed out as libmicrohttpd asks */
+  size_t out_off;
+  enum ending ending;
+  int errored; /* the error event was sent */
+} stream;
+
+/* Sleeps until `when` (monotonic seconds), in steps, so a stopping server
+ * is not kept waiting. 0, or -1 when the server stops meanwhile. */
+static int wait_until(server *sv, double when) {
+  for (;;) {
+    if (atomic_load(&sv->stop)) return -1;
+    double left = when - now_seconds();
+    if (left <= 0) return 0;
+    double step = left < 0.05 ? left : 0.05;
+    struct timespec ts = {0, (long)(step * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* The length of the next write starting at s->off. */
+static size_t next_len(stream *s) {
+  const capture *c = s->cap;
+  size_t rest = c->body.n - s->off;
+  switch (s->sv->rechunk) {
+  case RC_BYTES: return 1;
+  case RC_SIZE: return s->sv->rechunk_n < rest ? s->sv->rechunk_n : rest;
+  case RC_RANDOM: {
+    size_t n = 1 + (size_t)sluice_rng_below(&s->rng, 64);
+    return n < rest ? n : rest;
+  }
+  default: {
+    const cap_piece *p = &c->pieces[s->piece];
+    return p->off + p->len - s->off;
+  }
+  }
+}
+
+/* When the write starting at s->off may go. */
+static double due(stream *s) {
+  server *sv = s->sv;
+  if (sv->speed == 0) return 0;
+  const capture *c = s->cap;
+  if (c->timed && c->pieces[s->piece].t >= 0) return s->t0 + c->pieces[s->piece].t / sv->speed;
+  double wait = s->off == 0 ? sv->ttft : sv->gap;
+  return (s->off == 0 ? s->t0 : s->last) + wait / sv->speed;
+}
+
+static void emit(stream *s, const char *p, size_t n, int finish) {
+  if (!s->gz) {
+    tbuf_xadd(&s->out, p, n);
+    return;
+  }
+  s->z.next_in = (Bytef *)p;
+  s->z.avail_in = (uInt)n;
+  do { /* flushed, so each piece can be decoded as it arrives */
+    unsigned char buf[16384];
+    s->z.next_out = buf;
+    s->z.avail_out = sizeof buf;
+    deflate(&s->z, finish ? Z_FINISH : Z_SYNC_FLUSH);
+    tbuf_xadd(&s->out, buf, sizeof buf - s->z.avail_out);
+  } while (s->z.avail_out == 0);
+}
+
+/* The smallest fault threshold still ahead of off, and what it does. */
+static int64_t next_fault(const stream *s, enum ending *what) {
+  const server *sv = s->sv;
+  int64_t at = -1, off = (int64_t)s->off;
+  struct { int64_t n; enum ending e; } f[] = {
+      {sv->cut_after, END_CLEAN}, {sv->drop_after, END_RESET}, {sv->stall_after, END_STALL}};
+  for (size_t i = 0; i < 3; i++)
+    if (f[i].n >= off && (at < 0 || f[i].n < at)) {
+      at = f[i].n;
+      *what = f[i].e;
+    }
+  return at;
+}
+
+/* Prepares the next piece of the response in s->out. */
+static void advance(stream *s) {
+  server *sv = s->sv;
+  const capture *c = s->cap;
+  enum ending fault = GO_ON;
+  int64_t stop_at = next_fault(s, &fault);
+  if (stop_at == (int64_t)s->off) {
+    s->ending = fault;
+    return;
+  }
+  if (sv->error_after >= 0 && !s->errored && (int64_t)s->off >= sv->error_after &&
+      (s->piece == 0 || c->pieces[s->piece].off == s->off)) {
+    char *ev = http_error_event(c->family, "sluice serve: an error injected by --error-after");
+    emit(s, ev, strlen(ev), 0);
+    free(ev);
+    s->errored = 1;
+    s->ending = END_CLEAN;
+    return;
+  }
+  if (s->off >= c->body.n) {
+    if (s->gz) emit(s, "", 0, 1);
+    s->ending = END_CLEAN;
+    return;
+  }
+  size_t len = next_len(s);
+  if (stop_at >= 0 && (int64_t)(s->off + len) > stop_at) len = (size_t)(stop_at - (int64_t)s->off);
+  if (wait_until(sv, due(s))) {
+    s->ending = END_RESET;
+    return;
+  }
+  emit(s, c->body.p + s->off, len, 0);
+  s->off += len;
+  s->last = now_seconds();
+  while (s->piece + 1 < c->npieces && c->pieces[s->piece + 1].off <= s->off) s->piece++;
+}
+
+/* An abrupt close: the peer sees a reset, not an end. */
+static void reset_connection(int fd) {
+  struct linger lg = {1, 0};
+  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max) {
+  (void)pos;
+  stream *s = cls;
+  for (;;) {
+    if (s->out_off < s->out.n) {
+      size_t n = s->out.n - s->out_off < max ? s->out.n - s->out_off : max;
+      memcpy(buf, s->out.p + s->out_off, n);
+      s->out_off += n;
+      if (s->out_off == s->out.n) s->out.n = s->out_off = 0;
+      return (ssize_t)n;
+    }
+    switch (s->ending) {
+    case END_CLEAN: return MHD_CONTENT_READER_END_OF_STREAM;
+    case END_STALL:
+      /* Silent, connection open, until the stall ends (or the server). */
+      wait_until(s->sv, now_seconds() + s->sv->stall_for);
+      s->ending = END_RESET;
+      /* fall through */
+    case END_RESET: reset_connection(s->fd); return MHD_CONTENT_READER_END_WITH_ERROR;
+    default: break;
+    }
+    advance(s);
+  }
+}
+
+static void free_stream(void *cls) {
+  stream *s = cls;
+  if (s->gz) deflateEnd(&s->z);
+  tbuf_free(&s->out);
+  free(s);
+}
+
+/* ---------------- requests ---------------- */
+
+typedef struct request {
+  http_req in;
+  int counted; /* a provider request: counts toward --max-requests */
+} request;
+
+/* Strips a capture file's extensions: "a.chunks.jsonl" -> "a". */
+static int same_name(const char *file, const char *asked) {
+  size_t n = strlen(asked);
+  return strncmp(file, asked, n) == 0 && (file[n] == '\0' || file[n] == '.');
+}
+
+static const capture *choose(server *sv, struct MHD_Connection *c, cap_family fam,
+                             const tbuf *body, char *why, size_t wl) {
+  const char *asked = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Sluice-Capture");
+  if (asked) {
+    for (size_t i = 0; i < sv->ncaps; i++)
+      if (same_name(sv->caps[i].name, asked)) return &sv->caps[i];
+    snprintf(why, wl, "no capture named \"%.100s\"", asked);
+    return NULL;
+  }
+  json_t *req = body->n ? json_loadb(body->p, body->n, 0, NULL) : NULL;
+  json_t *model = json_object_get(req, "model");
+  const capture *pick = NULL;
+  for (size_t i = 0; i < sv->ncaps && json_is_string(model); i++)
+    if (sv->caps[i].family == fam && sv->caps[i].model &&
+        strcmp(sv->caps[i].model, json_string_value(model)) == 0)
+      pick = &sv->caps[i];
+  json_decref(req);
+  if (pick) return pick;
+  size_t count = 0;
+  for (size_t i = 0; i < sv->ncaps; i++) count += sv->caps[i].family == fam;
+  if (!count) {
+    snprintf(why, wl, "no capture for the %s endpoint", cap_family_name(fam));
+    return NULL;
+  }
+  size_t k = atomic_fetch_add(&sv->turn[fam], 1) % count;
+  for (size_t i = 0; i < sv->ncaps; i++)
+    if (sv->caps[i].family == fam && k-- == 0) return &sv->caps[i];
+  return NULL;
+}
+
+/* The request asks for a stream (Ollama streams unless told not to). */
+static int wants_stream(cap_family fam, const tbuf *body) {
+  if (fam == FAM_GEMINI || fam == FAM_LLAMACPP) return 1;
+  json_t *req = body->n ? json_loadb(body->p, body->n, 0, NULL) : NULL;
+  json_t *st = json_object_get(req, "stream");
+  int yes = fam == FAM_OLLAMA_CHAT || fam == FAM_OLLAMA_GENERATE ? !json_is_false(st)
+                                                                 : json_is_true(st);
+  json_decref(req);
+  return yes;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, cap_family fam, unsigned st,
+                                   const char *msg) {
+  char *body = http_error_body(fam, (int)st, msg);
+  enum MHD_Result rc = http_reply(c, st, body);
+  free(body);
+  return rc;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls) {
+  (void)version;
+  server *sv = cls;
+  request *r = *con_cls;
+  if (!r) {
+    *con_cls = xcalloc(1, sizeof *r);
+    return MHD_YES;
+  }
+  if (http_collect(&r->in, upload, upload_size, (size_t)16 << 20)) return MHD_YES;
+  if (strcmp(url, "/_sluice/log") == 0) {
+    char *log = http_log_dump(&sv->log);
+    enum MHD_Result rc = http_reply(c, MHD_HTTP_OK, log);
+    free(log);
+    return rc;
+  }
+  tbuf full = {0};
+  tbuf_xadds(&full, url);
+  const char *alt = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "alt");
+  if (alt) tbuf_xprintf(&full, "?alt=%s", alt);
+  if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "key"))
+    tbuf_xprintf(&full, "%skey=[redacted]", alt ? "&" : "?");
+  http_log_add(&sv->log, c, method, full.p, &r->in.body);
+  tbuf_free(&full);
+  cap_family fam = http_family_of_path(url);
+  if (fam == FAM_UNKNOWN)
+    return reply_error(c, FAM_OPENAI_CHAT, MHD_HTTP_NOT_FOUND, "no provider endpoint here");
+  r->counted = 1;
+  if (strcmp(method, "POST") != 0)
+    return reply_error(c, fam, MHD_HTTP_METHOD_NOT_ALLOWED, "streaming endpoints take POST");
+  if (r->in.too_big)
+    return reply_error(c, fam, MHD_HTTP_CONTENT_TOO_LARGE, "the request body is over 16 MiB");
+  char why[200];
+  const capture *cap = choose(sv, c, fam, &r->in.body, why, sizeof why);
+  if (!cap) return reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
+  if (sv->status) return reply_error(c, fam, (unsigned)sv->status, "sluice serve: --status");
+  if (!wants_stream(fam, &r->in.body))
+    return reply_error(c, fam, MHD_HTTP_BAD_REQUEST,
+                       "sluice serve answers streaming requests only (set \"stream\": true)");
+  stream *s = xcalloc(1, sizeof *s);
+  s->sv = sv;
+  s->cap = cap;
+  s->rng = sluice_rng_seed(sv->seed);
+  s->t0 = s->last = now_seconds();
+  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  s->fd = ci ? ci->connect_fd : -1;
+  /* Each piece goes out when it is due, not when Nagle's algorithm lets a
+   * small write go (after the peer's delayed ACK). */
+  int one = 1;
+  if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (sv->gzip) {
+    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+      die("out of memory");
+    s->gz = 1;
+  }
+  struct MHD_Response *resp =
+      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
+  if (!resp) {
+    free_stream(s);
+    return MHD_NO;
+  }
+  /* The recorded headers that describe the content, then ours. */
+  for (size_t i = 0; i < cap->headers.n; i++) {
+    const char *h = cap->headers.v[i], *colon = strchr(h, ':');
+    if (!colon) continue;
+    char name[128];
+    size_t nl = (size_t)(colon - h) < sizeof name - 1 ? (size_t)(colon - h) : sizeof name - 1;
+    memcpy(name, h, nl);
+    name[nl] = '\0';
+    static const char *const skip[] = {"content-length", "transfer-encoding", "connection",
+                                       "content-encoding", "content-type", "date", NULL};
+    int keep = !http_secret_header(name);
+    for (size_t k = 0; skip[k] && keep; k++) keep = strcasecmp(name, skip[k]) != 0;
+    if (keep) MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
+  }
+  MHD_add_response_header(resp, "Content-Type", http_stream_type(fam));
+  MHD_add_response_header(resp, "Cache-Control", "no-cache");
+  MHD_add_response_header(resp, "X-Sluice-Capture", cap->name);
+  if (sv->gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+  enum MHD_Result rc = MHD_queue_response(c, (unsigned)cap->status, resp);
+  MHD_destroy_response(resp);
+  return rc;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe) {
+  (void)c;
+  (void)toe;
+  server *sv = cls;
+  request *r = *con_cls;
+  if (!r) return;
+  if (r->counted) atomic_fetch_add(&sv->done, 1);
+  tbuf_free(&r->in.body);
+  free(r);
+  *con_cls = NULL;
+}
+
+/* ---------------- the command ---------------- */
+
+/* Milliseconds on the command line, seconds inside. */
+static int ms_arg(const char *opt, const char *v, double *seconds) {
+  uint64_t u;
+  if (parse_u64(v, &u)) {
+    fprintf(stderr, "sluice serve: %s needs a whole number of milliseconds, not \"%s\"\n",
+            opt, v ? v : "");
+    return -1;
+  }
+  *seconds = (double)u / 1000;
+  return 0;
+}
+
+static int int_arg(const char *opt, const char *v, int64_t *out) {
+  uint64_t u;
+  if (parse_u64(v, &u) || u > INT64_MAX) {
+    fprintf(stderr, "sluice serve: %s needs a whole number, not \"%s\"\n", opt, v ? v : "");
+    return -1;
+  }
+  *out = (int64_t)u;
+  return 0;
+}
+
+int cmd_serve(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    fputs(serve_usage, stdout);
+    return 0;
+  }
+  server sv;
+  memset(&sv, 0, sizeof sv);
+  sv.speed = 1;
+  sv.stall_for = 30;
+  sv.cut_after = sv.drop_after = sv.stall_after = sv.error_after = -1;
+  const char *listen = "127.0.0.1:0";
+  const char **paths = xcalloc((size_t)argc, sizeof *paths);
+  size_t npaths = 0;
+  uint64_t max_requests = 0, log_size = 256;
+  double deadline = 0;
+  int bad = 0;
+  for (int i = 1; i < argc && !bad; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (a[0] != '-') {
+      paths[npaths++] = a;
+      continue;
+    }
+    if (strcmp(a, "--gzip") == 0) {
+      sv.gzip = 1;
+      continue;
+    }
+    if (!v) {
+      fprintf(stderr, "sluice serve: %s needs a value (see --help)\n", a);
+      bad = 1;
+      break;
+    }
+    i++;
+    if (strcmp(a, "--listen") == 0) listen = v;
+    else if (strcmp(a, "--ttft") == 0) bad = ms_arg(a, v, &sv.ttft);
+    else if (strcmp(a, "--gap") == 0) bad = ms_arg(a, v, &sv.gap);
+    else if (strcmp(a, "--speed") == 0 || strcmp(a, "--stall-for") == 0 ||
+             strcmp(a, "--deadline") == 0) {
+      char *end;
+      double d = strtod(v, &end);
+      if (*end || !(d >= 0) || isinf(d)) {
+        fprintf(stderr, "sluice serve: %s needs a number, not \"%s\"\n", a, v);
+        bad = 1;
+      } else if (a[2] == 's' && a[3] == 'p') sv.speed = d;
+      else if (a[2] == 's') sv.stall_for = d;
+      else deadline = d;
+    } else if (strcmp(a, "--rechunk") == 0) {
+      uint64_t u;
+      if (strcmp(v, "bytes") == 0) sv.rechunk = RC_BYTES;
+      else if (strncmp(v, "random:", 7) == 0 && !parse_u64(v + 7, &sv.seed)) sv.rechunk = RC_RANDOM;
+      else if (!parse_u64(v, &u) && u > 0) {
+        sv.rechunk = RC_SIZE;
+        sv.rechunk_n = (size_t)u;
+      } else {
+        fprintf(stderr, "sluice serve: --rechunk must be bytes, N or random:SEED\n");
+        bad = 1;
+      }
+    } else if (strcmp(a, "--cut-after") == 0) bad = int_arg(a, v, &sv.cut_after);
+    else if (strcmp(a, "--drop-after") == 0) bad = int_arg(a, v, &sv.drop_after);
+    else if (strcmp(a, "--stall-after") == 0) bad = int_arg(a, v, &sv.stall_after);
+    else if (strcmp(a, "--error-after") == 0) bad = int_arg(a, v, &sv.error_after);
+    else if (strcmp(a, "--status") == 0) {
+      int64_t st = 0;
+      bad = int_arg(a, v, &st);
+      if (!bad && (st < 400 || st > 599)) {
+        fprintf(stderr, "sluice serve: --status must be an error status, 400 to 599\n");
+        bad = 1;
+      }
+      sv.status = (int)st;
+    } else if (strcmp(a, "--max-requests") == 0) bad = parse_u64(v, &max_requests);
+    else if (strcmp(a, "--log-size") == 0) bad = parse_u64(v, &log_size) || log_size == 0;
+    else {
+      fprintf(stderr, "sluice serve: unknown option \"%s\" (see --help)\n", a);
+      bad = 1;
+    }
+  }
+  struct sockaddr_in addr;
+  if (!bad && http_parse_listen(listen, &addr)) {
+    fprintf(stderr, "sluice serve: --listen must be ADDRESS:PORT, like 127.0.0.1:0\n");
+    bad = 1;
+  }
+  if (!bad && npaths == 0) {
+    fprintf(stderr, "sluice serve: give at least one capture (see --help)\n");
+    bad = 1;
+  }
+  if (bad) {
+    free(paths);
+    return 2;
+  }
+  sv.caps = xcalloc(npaths, sizeof *sv.caps);
+  for (size_t i = 0; i < npaths; i++) {
+    tbuf err = {0};
+    if (capture_load(&sv.caps[i], paths[i], 0, &err)) {
+      fprintf(stderr, "sluice serve: %s\n", err.p);
+      tbuf_free(&err);
+      for (size_t k = 0; k <= i; k++) capture_free(&sv.caps[k]);
+      free(sv.caps);
+      free(paths);
+      return 2;
+    }
+    sv.ncaps++;
+    if (sv.caps[i].family == FAM_UNKNOWN)
+      fprintf(stderr, "sluice serve: %s: the provider could not be told from the content; it "
+                      "is served only to requests that name it (X-Sluice-Capture)\n",
+              paths[i]);
+  }
+  free(paths);
+  http_log_init(&sv.log, (size_t)log_size);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  struct MHD_Daemon *d = MHD_start_daemon(
+      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+      NULL, NULL, handler, &sv, MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_NOTIFY_COMPLETED,
+      completed, &sv, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+  if (!d) {
+    fprintf(stderr, "sluice serve: cannot listen on %s: %s\n", listen, strerror(errno));
+    for (size_t i = 0; i < sv.ncaps; i++) capture_free(&sv.caps[i]);
+    free(sv.caps);
+    http_log_free(&sv.log);
+    return 2;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  char host[64];
+  inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
+  printf("listening on http://%s:%u\n", host, di ? di->port : ntohs(addr.sin_port));
+  for (size_t i = 0; i < sv.ncaps; i++)
+    fprintf(stderr, "sluice serve: %s (%s, %zu pieces%s%s%s)\n", sv.caps[i].name,
+            cap_family_name(sv.caps[i].family), sv.caps[i].npieces,
+            sv.caps[i].timed ? ", recorded pace" : "", sv.caps[i].model ? ", model " : "",
+            sv.caps[i].model ? sv.caps[i].model : "");
+  int rc = fflush_checked("serve", stdout) ? 1 : 0;
+  double end = deadline > 0 ? now_seconds() + deadline : 0;
+  while (!rc && !atomic_load(&signalled) && (!max_requests || atomic_load(&sv.done) < max_requests) &&
+         (!end || now_seconds() < end)) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  atomic_store(&sv.stop, 1);
+  MHD_stop_daemon(d);
+  fprintf(stderr, "sluice serve: %lu requests answered\n", (unsigned long)atomic_load(&sv.done));
+  for (size_t i = 0; i < sv.ncaps; i++) capture_free(&sv.caps[i]);
+  free(sv.caps);
+  http_log_free(&sv.log);
+  return rc;
+}

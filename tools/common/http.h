@@ -1,0 +1,68 @@
+/*
+ * http.h: what `sluice serve` and `sluice record` share around
+ * libmicrohttpd: collecting a request (body capped), scrubbing secrets from
+ * headers and query strings, the request log, provider endpoints and their
+ * error bodies, and the listen address.
+ */
+#ifndef SLUICE_TOOLS_HTTP_H
+#define SLUICE_TOOLS_HTTP_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+
+#include "capture.h"
+#include "util.h"
+
+/* "127.0.0.1:8080" (port 0: any free port) into addr. 0, or -1. */
+int http_parse_listen(const char *s, struct sockaddr_in *addr);
+
+/* Whether a header carries a secret (authorization, API keys, cookies). */
+int http_secret_header(const char *name);
+/* The path with the values of secret query parameters (key, api_key, ...)
+ * replaced by "[redacted]"; malloc'd. */
+char *http_scrub_path(const char *path);
+
+/* The request headers of a connection as a JSON object, secrets redacted. */
+json_t *http_headers_json(struct MHD_Connection *c);
+
+/* The family a request path asks for (/v1/chat/completions, ...). */
+cap_family http_family_of_path(const char *path);
+/* The content type of a family's stream. */
+const char *http_stream_type(cap_family f);
+/* A provider-shaped error: the JSON body of an HTTP error with this status,
+ * and the in-stream error event (with its SSE or NDJSON framing). malloc'd. */
+char *http_error_body(cap_family f, int status, const char *message);
+char *http_error_event(cap_family f, const char *message);
+
+/* A request being received: its body, capped. */
+typedef struct http_req {
+  tbuf body;
+  int too_big;
+} http_req;
+
+/* Feeds MHD's upload data into r; returns 1 while more is coming (the
+ * handler returns MHD_YES), 0 when the whole request is in. */
+int http_collect(http_req *r, const char *data, size_t *size, size_t cap);
+
+/* Queues a complete response (a JSON body). */
+enum MHD_Result http_reply(struct MHD_Connection *c, unsigned status, const char *json);
+
+/* The log of requests received (GET /_sluice/log): the last `cap` ones. */
+typedef struct http_log {
+  pthread_mutex_t mu;
+  json_t **v;
+  size_t cap, n, next;
+  unsigned long total;
+} http_log;
+
+void http_log_init(http_log *l, size_t cap);
+void http_log_free(http_log *l);
+/* Records a request (secrets redacted, the body capped at 64 KiB). */
+void http_log_add(http_log *l, struct MHD_Connection *c, const char *method, const char *path,
+                  const tbuf *body);
+/* The log as JSON text (malloc'd), oldest first. */
+char *http_log_dump(http_log *l);
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * suite.c: loading the golden suites.
+ */
+#include "suite.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bytes.h"
+
+static void case_free(tcase *c) {
+  free(c->suite);
+  free(c->file);
+  free(c->id);
+  free(c->filter);
+  free(c->source);
+  free(c->options);
+  free(c->input.p);
+  chunking_free(&c->recorded);
+  answer_free(&c->expect);
+}
+
+void caselist_free(caselist *cl) {
+  for (size_t i = 0; i < cl->n; i++) case_free(&cl->v[i]);
+  free(cl->v);
+  memset(cl, 0, sizeof *cl);
+}
+
+static const char *const case_keys[] = {"id", "filter", "options", "input", "chunks",
+                                        "expect", "source", "note", NULL};
+
+static int known(const char *const *list, const char *s) {
+  for (size_t i = 0; list[i]; i++)
+    if (strcmp(list[i], s) == 0) return 1;
+  return 0;
+}
+
+static int selected(const suite_select *sel, const char *id) {
+  if (!sel->ncases) return 1;
+  for (size_t i = 0; i < sel->ncases; i++)
+    if (strstr(id, sel->cases[i])) return 1;
+  return 0;
+}
+
+/* One case into c. Returns 0, or -1 with a reason in why. */
+static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char *why,
+                     size_t wl) {
+  json_t *id = json_object_get(jc, "id");
+  if (!json_is_string(id)) {
+    snprintf(why, wl, "a case needs a string \"id\"");
+    return -1;
+  }
+  const char *ids = json_string_value(id);
+  if ((ids[0] != 'y' && ids[0] != 'n' && ids[0] != 'i') || ids[1] != '_') {
+    snprintf(why, wl, "%.100s: the id must start with y_, n_ or i_", ids);
+    return -1;
+  }
+  const char *key;
+  json_t *val;
+  json_object_foreach(jc, key, val) {
+    if (!known(case_keys, key)) {
+      snprintf(why, wl, "%.100s: unknown field \"%.60s\"", ids, key);
+      return -1;
+    }
+  }
+  c->verdict = ids[0];
+  c->id = xstrdup(ids);
+  json_t *filter = json_object_get(jc, "filter");
+  if (!filter) filter = dfilter;
+  json_t *options = json_object_get(jc, "options");
+  if (!options) options = dopts;
+  json_t *source = json_object_get(jc, "source");
+  if (!json_is_string(filter) || (options && !json_is_object(options)) ||
+      !json_is_string(source)) {
+    snprintf(why, wl, "%.100s: needs a string \"filter\", an object \"options\" and a string "
+                      "\"source\"", ids);
+    return -1;
+  }
+  c->filter = xstrdup(json_string_value(filter));
+  c->source = xstrdup(json_string_value(source));
+  c->options = options ? json_dumps(options, JSON_COMPACT) : xstrdup("{}");
+  if (!c->options) die("out of memory");
+  char tmp[400];
+  if (bytes_from_spec(json_object_get(jc, "input"), &c->input, tmp, sizeof tmp)) {
+    snprintf(why, wl, "%.100s: input: %s", ids, tmp);
+    return -1;
+  }
+  json_t *chunks = json_object_get(jc, "chunks");
+  if (chunks) {
+    if (!json_is_array(chunks)) {
+      snprintf(why, wl, "%.100s: \"chunks\" must be an array", ids);
+      return -1;
+    }
+    size_t i, off = 0;
+    json_t *ch;
+    json_array_foreach(chunks, i, ch) {
+      tbytes b;
+      if (bytes_from_spec(ch, &b, tmp, sizeof tmp)) {
+        snprintf(why, wl, "%.100s: chunks[%zu]: %s", ids, i, tmp);
+        return -1;
+      }
+      int same = off + b.n <= c->input.n && (b.n == 0 || memcmp(c->input.p + off, b.p, b.n) == 0);
+      free(b.p);
+      if (!same) break;
+      chunking_push(&c->recorded, b.n);
+      off += b.n;
+    }
+    if (i < json_array_size(chunks) || off != c->input.n) {
+      snprintf(why, wl, "%.100s: \"chunks\" do not concatenate to \"input\"", ids);
+      return -1;
+    }
+    c->has_recorded = 1;
+  }
+  c->expect_held = -1;
+  json_t *ex = json_object_get(jc, "expect");
+  if (!ex && c->verdict != 'i') {
+    snprintf(why, wl, "%.100s: y_ and n_ cases need \"expect\"", ids);
+    return -1;
+  }
+  if (ex) {
+    if (!json_is_object(ex)) {
+      snprintf(why, wl, "%.100s: \"expect\" must be an object", ids);
+      return -1;
+    }
+    if (c->verdict == 'n' && !json_object_get(ex, "error")) {
+      snprintf(why, wl, "%.100s: an n_ case expects an \"error\"", ids);
+      return -1;
+    }
+    if (answer_from_expect(&c->expect, ex, tmp, sizeof tmp)) {
+      snprintf(why, wl, "%.100s: %s", ids, tmp);
+      return -1;
+    }
+    c->has_expect = 1;
+    json_t *mh = json_object_get(ex, "max_held");
+    if (mh) {
+      if (!json_is_integer(mh) || json_integer_value(mh) < 0) {
+        snprintf(why, wl, "%.100s: \"max_held\" must be a non-negative integer", ids);
+        return -1;
+      }
+      c->expect_held = json_integer_value(mh);
+    }
+  }
+  return 0;
+}
+
+static void push_case(caselist *cl, const tcase *c) {
+  if (cl->n == cl->cap) {
+    cl->cap = cl->cap ? cl->cap * 2 : 256;
+    cl->v = xrealloc(cl->v, xmul(cl->cap, sizeof *cl->v));
+  }
+  cl->v[cl->n++] = *c;
+}
+
+static int load_file(caselist *cl, const char *path, const char *suite, const char *rel,
+                     const suite_select *sel, const char *cmd) {
+  json_error_t jerr;
+  json_t *doc = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+  if (!doc) {
+    fprintf(stderr, "sluice %s: %s:%d:%d: %s\n", cmd, path, jerr.line, jerr.column, jerr.text);
+    return -1;
+  }
+  json_t *cases = json_object_get(doc, "cases");
+  if (!json_is_array(cases)) {
+    fprintf(stderr, "sluice %s: %s: needs a \"cases\" array\n", cmd, path);
+    json_decref(doc);
+    return -1;
+  }
+  json_t *dfilter = json_object_get(doc, "filter"), *dopts = json_object_get(doc, "options");
+  size_t i;
+  json_t *jc;
+  char why[600];
+  json_array_foreach(cases, i, jc) {
+    json_t *id = json_object_get(jc, "id");
+    if (json_is_string(id) && !selected(sel, json_string_value(id))) continue;
+    tcase c;
+    memset(&c, 0, sizeof c);
+    answer_init(&c.expect);
+    if (load_case(&c, jc, dfilter, dopts, why, sizeof why)) {
+      fprintf(stderr, "sluice %s: %s: case %zu: %s\n", cmd, path, i, why);
+      case_free(&c);
+      json_decref(doc);
+      return -1;
+    }
+    c.suite = xstrdup(suite);
+    c.file = xstrdup(rel);
+    push_case(cl, &c);
+  }
+  json_decref(doc);
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of dir (sorted) that end in suffix, or that are folders when
+ * suffix is NULL. NULL when dir cannot be read. */
+static char **list_dir(const char *dir, const char *suffix, size_t *count) {
+  DIR *d = opendir(dir);
+  *count = 0;
+  if (!d) return NULL;
+  char **v = NULL;
+  size_t cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    tbuf path = {0};
+    tbuf_xprintf(&path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    int ok = stat(path.p, &st) == 0;
+    tbuf_free(&path);
+    if (!ok) continue;
+    size_t l = strlen(e->d_name);
+    if (suffix) {
+      size_t sl = strlen(suffix);
+      if (!S_ISREG(st.st_mode) || l < sl || strcmp(e->d_name + l - sl, suffix)) continue;
+    } else if (!S_ISDIR(st.st_mode)) {
+      continue;
+    }
+    if (*count == cap) {
+      cap = cap ? cap * 2 : 16;
+      v = xrealloc(v, xmul(cap, sizeof *v));
+    }
+    v[(*count)++] = xstrdup(e->d_name);
+  }
+  closedir(d);
+  if (*count) qsort(v, *count, sizeof *v, cmp_str);
+  if (!v) v = xcalloc(1, sizeof *v);
+  return v;
+}
+
+static void free_list(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static int cmp_case_id(const void *a, const void *b) {
+  return strcmp((*(const tcase *const *)a)->id, (*(const tcase *const *)b)->id);
+}
+
+/* Rejects a case id used twice in one suite: sorted by id, duplicates are
+ * neighbours. */
+static int check_duplicates(const caselist *cl, size_t from, const char *cmd) {
+  size_t n = cl->n - from;
+  if (n < 2) return 0;
+  const tcase **v = xmalloc(xmul(n, sizeof *v));
+  for (size_t i = 0; i < n; i++) v[i] = &cl->v[from + i];
+  qsort(v, n, sizeof *v, cmp_case_id);
+  int rc = 0;
+  for (size_t i = 1; i < n; i++)
+    if (strcmp(v[i - 1]->id, v[i]->id) == 0) {
+      fprintf(stderr, "sluice %s: case id %s is used twice in suite %s (%s and %s)\n", cmd,
+              v[i]->id, v[i]->suite ? v[i]->suite : "?", v[i - 1]->file, v[i]->file);
+      rc = -1;
+    }
+  free(v);
+  return rc;
+}
+
+int suites_load(caselist *cl, const suite_select *sel, const char *cmd) {
+  size_t nsub;
+  char **subs;
+  if (sel->nsuites) {
+    nsub = sel->nsuites;
+    subs = xmalloc(xmul(nsub, sizeof *subs));
+    for (size_t i = 0; i < nsub; i++) subs[i] = xstrdup(sel->suites[i]);
+  } else {
+    subs = list_dir(sel->dir, NULL, &nsub);
+    if (!subs) {
+      fprintf(stderr, "sluice %s: cannot read the suites folder %s\n", cmd, sel->dir);
+      return -1;
+    }
+  }
+  int rc = 0;
+  for (size_t s = 0; s < nsub && !rc; s++) {
+    /* "think" is the whole suite; "think/anchored.json" one file of it. */
+    char *slash = strchr(subs[s], '/');
+    char *suite = slash ? xstrndup(subs[s], (size_t)(slash - subs[s])) : xstrdup(subs[s]);
+    tbuf dir = {0};
+    tbuf_xprintf(&dir, "%s/%s", sel->dir, suite);
+    size_t nf;
+    char **files;
+    if (slash) {
+      nf = 1;
+      files = xmalloc(sizeof *files);
+      files[0] = xstrdup(slash + 1);
+    } else {
+      files = list_dir(dir.p, ".json", &nf);
+    }
+    if (!files || nf == 0) {
+      fprintf(stderr, "sluice %s: no suite \"%s\" in %s\n", cmd, subs[s], sel->dir);
+      rc = -1;
+    }
+    size_t from = cl->n;
+    for (size_t f = 0; f < nf && !rc; f++) {
+      tbuf path = {0}, rel = {0};
+      tbuf_xprintf(&path, "%s/%s", dir.p, files[f]);
+      tbuf_xprintf(&rel, "%s/%s", suite, files[f]);
+      rc = load_file(cl, path.p, suite, rel.p, sel, cmd);
+      tbuf_free(&path);
+      tbuf_free(&rel);
+    }
+    if (!rc) rc = check_duplicates(cl, from, cmd);
+    if (files) free_list(files, nf);
+    tbuf_free(&dir);
+    free(suite);
+  }
+  free_list(subs, nsub);
+  return rc;
+}
+
+const char *suites_dir_default(const char *build_tree_dir) {
+  const char *env = getenv("SLUICE_SUITES");
+  if (env && *env) return env;
+  static char installed[PATH_MAX];
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      snprintf(installed, sizeof installed, "%.3000s/../share/sluice/conformance/suites", exe);
+      struct stat st;
+      if (stat(installed, &st) == 0 && S_ISDIR(st.st_mode)) return installed;
+    }
+  }
+  return build_tree_dir;
+}

@@ -1,0 +1,53 @@
+/*
+ * suite.h: the golden suites (conformance/FORMAT.md): loading the case
+ * files of conformance/suites/SUITE/FILE.json into cases, and finding the
+ * suites folder.
+ */
+#ifndef SLUICE_TOOLS_SUITE_H
+#define SLUICE_TOOLS_SUITE_H
+
+#include "answer.h"
+#include "chunking.h"
+#include "util.h"
+
+typedef struct tcase {
+  char *suite;   /* "think" */
+  char *file;    /* "think/channel-basics.json" */
+  char *id;      /* "y_block_in_middle" */
+  char *filter;  /* "think" */
+  char *source;  /* where the rule comes from */
+  char *options; /* compact JSON text */
+  tbytes input;
+  chunking recorded; /* the case's own "chunks" */
+  int has_recorded;
+  answer expect; /* valid when has_expect */
+  int has_expect;
+  int64_t expect_held; /* expect.max_held, or -1 */
+  char verdict;        /* 'y', 'n' or 'i' */
+} tcase;
+
+typedef struct caselist {
+  tcase *v;
+  size_t n, cap;
+} caselist;
+
+typedef struct suite_select {
+  const char *dir;      /* the suites folder */
+  const char **suites;  /* "think", or one file: "think/anchored.json" */
+  size_t nsuites;       /* 0: every suite in dir */
+  const char **cases;   /* case ids, or parts of ids, to run (any matches) */
+  size_t ncases;
+} suite_select;
+
+/* Loads the selected cases (in suite, file and case order). On a bad file
+ * or case, or an id used twice in a suite, prints "sluice CMD: file: case
+ * N: reason" and returns -1. */
+int suites_load(caselist *cl, const suite_select *sel, const char *cmd);
+void caselist_free(caselist *cl);
+
+/* The suites folder: $SLUICE_SUITES, else <exe>/../share/sluice/conformance/
+ * suites (an installed sluice, wherever it was moved), else the source
+ * tree's (build_tree_dir, for a binary run from the build folder). */
+const char *suites_dir_default(const char *build_tree_dir);
+
+#endif
