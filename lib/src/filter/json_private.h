@@ -144,6 +144,7 @@ typedef struct json_filter {
   /* a comma inside a string and what follows (a candidate next key), or
    * the characters after a top-level '"' */
   size_t tq_out; /* where the content of a top-level string starts in out */
+  int tq_guard;  /* its first characters could look stringified: see tq_guarded */
   uint32_t kcp[JSON_KC_MAX];
   uint64_t koff[JSON_KC_MAX];
   size_t kn;

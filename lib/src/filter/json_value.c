@@ -118,9 +118,11 @@ static void put_escaped(json_filter *j, const char *p, size_t n) {
 }
 
 /* A code point written into a string: a raw control character is a repair. */
+static int put_guarded(json_filter *j, uint32_t c);
+
 static void put_content(json_filter *j, uint32_t cp, const char *raw, size_t len, uint64_t off) {
   if (cp < 0x20) REPAIR(j, "control_char", off);
-  put_escaped(j, raw, len);
+  if (!put_guarded(j, cp)) put_escaped(j, raw, len);
 }
 
 static void put_content_cp(json_filter *j, uint32_t cp, uint64_t off) {
@@ -282,6 +284,7 @@ static void open_string(json_filter *j, uint32_t c, int key, uint64_t off) {
   put1(j, '"');
   j->vs = V_STRING;
   j->is_key = key;
+  j->tq_guard = 0;
   j->esc = 0;
   j->hi = 0;
   j->qn = 0;
@@ -374,24 +377,34 @@ static void unicode_done(json_filter *j) {
   }
 }
 
-/* A string at the top level, or the argument of a top-level call. */
-static int top_level(const json_filter *j) {
-  return j->stack.len == 0 || (j->stack.len == 1 && j->stack.ptr[0] == '(');
-}
-
-/* Is the top-level string written so far "{" or "[" and spaces? Read again,
- * a \" there would make it a stringified document (topq_cp), so a quote
- * is written \u0022 instead: repairing the repaired text changes nothing. */
-static int stringified_lookalike(const json_filter *j) {
-  if (!top_level(j) || j->is_key || j->tq_out > j->out.len) return 0;
+/* Would a re-read of the top-level string written so far still be deciding
+ * whether it is a stringified document ("{" or "[" and spaces: topq_cp)?
+ * While it would, a '"' '{' '}' '[' or ']' written there is written \u00XX,
+ * since \" or a bracket would make the re-read decide otherwise than this
+ * read did (when an escape it held was dropped, or a quote was content):
+ * repairing the repaired text must change nothing. Returns 1 when c must be
+ * written so; the guard ends with the first other character. */
+static int tq_guarded(json_filter *j, uint32_t c) {
+  if (!j->tq_guard) return 0;
   const char *p = j->out.ptr + j->tq_out;
   size_t n = j->out.len - j->tq_out;
-  if (n == 0 || n > 2 * JSON_TQ_MAX || (p[0] != '{' && p[0] != '[')) return 0;
-  for (size_t i = 1; i < n; i++) {
+  if (n == 0) return 0; /* the bracket itself */
+  int window = n <= 2 * JSON_TQ_MAX && (p[0] == '{' || p[0] == '[');
+  for (size_t i = 1; i < n && window; i++) {
     if (p[i] == ' ') continue;
-    if (p[i] != '\\' || i + 1 == n || !strchr("nrt", p[i + 1])) return 0;
+    window = p[i] == '\\' && i + 1 < n && strchr("nrt", p[i + 1]);
     i++;
   }
+  if (!window) j->tq_guard = 0;
+  return window && (c == '"' || c == '{' || c == '}' || c == '[' || c == ']');
+}
+
+/* Writes c as \u00XX when tq_guarded says so; returns 1 if it did. */
+static int put_guarded(json_filter *j, uint32_t c) {
+  static const char hexd[] = "0123456789abcdef";
+  if (!tq_guarded(j, c)) return 0;
+  char e[6] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15]};
+  put(j, e, 6);
   return 1;
 }
 
@@ -399,9 +412,11 @@ static int stringified_lookalike(const json_filter *j) {
  * (and '+') held after it. */
 static void quote_content(json_filter *j) {
   REPAIR(j, "unescaped_quote", j->qoff[0]);
-  if (j->qcp[0] == '"' && stringified_lookalike(j)) PUTS(j, "\\u0022");
-  else if (j->qcp[0] == '"') PUTS(j, "\\\""); /* also in a curly-quoted string */
-  else put_content_cp(j, j->qcp[0], j->qoff[0]);
+  if (j->qcp[0] == '"') {
+    if (!put_guarded(j, '"')) PUTS(j, "\\\""); /* also in a curly-quoted string */
+  } else {
+    put_content_cp(j, j->qcp[0], j->qoff[0]);
+  }
   for (size_t k = 1; k < j->qn; k++) put_content_cp(j, j->qcp[k], j->qoff[k]);
   j->qn = 0;
   j->qplus = 0;
@@ -529,7 +544,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     switch (cp) {
     case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': {
       char e[2] = {'\\', (char)cp};
-      put(j, e, 2);
+      if (!put_guarded(j, cp)) put(j, e, 2);
       return 1;
     }
     case 'u':
@@ -1248,6 +1263,7 @@ static void topq_decide(json_filter *j, int stringified) {
   if (!stringified) {
     open_string(j, '"', 0, h.off[0]);
     j->tq_out = j->out.len;
+    j->tq_guard = 1;
     refeed(j, h.cp + 1, h.off + 1, h.n - 1);
     return;
   }
@@ -1544,6 +1560,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     int done;
     switch (j->vs) {
     case V_STRING:
+      if (j->tq_guard) return i; /* the first characters of a top-level string */
       if (!j->qn && !j->kn && !j->esc && !j->hi) {
         size_t k = plain_run(j, u + i, n - i);
         put(j, p + i, k);
