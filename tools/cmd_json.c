@@ -26,13 +26,38 @@ static const char json_usage[] =
 
 typedef struct jctx {
   int incremental, log;
+  tbytes text, tail; /* --incremental: TEXT so far, the last snapshot's tail */
 } jctx;
+
+static int grow(tbytes *b, size_t n) {
+  char *p = realloc(b->p, n ? n : 1);
+  if (!p) return -1;
+  b->p = p;
+  return 0;
+}
 
 /* A write error stops the filter (SLUICE_CALLBACK), reported as such. */
 static int on_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   jctx *c = user;
-  if (!c->incremental && ch == SLUICE_TEXT && fwrite(p, 1, n, stdout) != n) return 1;
+  if (ch != SLUICE_TEXT) return 0;
+  if (!c->incremental) return fwrite(p, 1, n, stdout) != n;
+  if (grow(&c->text, c->text.n + n)) return 1;
+  memcpy(c->text.p + c->text.n, p, n);
+  c->text.n += n;
   return 0;
+}
+
+/* A snapshot: TEXT[0..offset) and the tail, edited (drop `length` bytes from
+ * its front, prepend `data`; sluice.h, json). */
+static int print_snapshot(jctx *c, const sluice_event *ev) {
+  size_t keep = c->tail.n - (size_t)ev->length;
+  if (grow(&c->tail, ev->data_len + keep)) return 1;
+  memmove(c->tail.p + ev->data_len, c->tail.p + ev->length, keep);
+  if (ev->data_len) memcpy(c->tail.p, ev->data, ev->data_len);
+  c->tail.n = ev->data_len + keep;
+  return fwrite(c->text.p, 1, (size_t)ev->offset, stdout) != (size_t)ev->offset ||
+         fwrite(c->tail.p, 1, c->tail.n, stdout) != c->tail.n || fputc('\n', stdout) == EOF ||
+         fflush(stdout) != 0;
 }
 
 static int on_event(void *user, const sluice_event *ev) {
@@ -40,11 +65,7 @@ static int on_event(void *user, const sluice_event *ev) {
   if (ev->type == SLUICE_EV_REPAIR && c->log)
     fprintf(stderr, "repair %.*s at %llu\n", (int)ev->name_len, ev->name,
             (unsigned long long)ev->offset);
-  if (ev->type == SLUICE_EV_SNAPSHOT && c->incremental) {
-    if (fwrite(ev->data, 1, ev->data_len, stdout) != ev->data_len || fputc('\n', stdout) == EOF ||
-        fflush(stdout) != 0)
-      return 1;
-  }
+  if (ev->type == SLUICE_EV_SNAPSHOT && c->incremental && print_snapshot(c, ev)) return 1;
   if (ev->type == SLUICE_EV_VALUE && c->log)
     fprintf(stderr, "truncated %s\n", ev->complete ? "false" : "true");
   return 0;
@@ -55,7 +76,7 @@ int cmd_json(int argc, char **argv) {
     fputs(json_usage, stdout);
     return 0;
   }
-  jctx c = {0, 0};
+  jctx c = {0, 0, {NULL, 0}, {NULL, 0}};
   sluice_json_opts o;
   sluice_json_opts_init(&o);
   for (int i = 1; i < argc; i++) {
@@ -89,5 +110,7 @@ int cmd_json(int argc, char **argv) {
   if (rc == 0 && st == SLUICE_OK && !c.incremental) fputc('\n', stdout);
   rc = rc ? 1 : filter_exit_status(f, st, "json");
   sluice_free(f);
+  free(c.text.p);
+  free(c.tail.p);
   return rc;
 }

@@ -103,7 +103,9 @@ typedef enum sluice_event_type {
   SLUICE_EV_SSE,         /* a dispatched server-sent event: name = type,
                             data = data, id = last event id */
   SLUICE_EV_REPAIR,      /* a JSON repair: name = kind, offset = input byte */
-  SLUICE_EV_SNAPSHOT,    /* a JSON snapshot of the prefix so far: data = JSON */
+  SLUICE_EV_SNAPSHOT,    /* a JSON snapshot of the prefix so far: offset =
+                            TEXT bytes so far, length = bytes dropped from
+                            the previous tail, data = bytes prepended (json) */
   SLUICE_EV_VALUE,       /* the JSON result: data = JSON text,
                             complete = 0 when the input was truncated */
   SLUICE_EV_RETRY,       /* an SSE retry field (all ASCII digits): data = digits */
@@ -416,18 +418,47 @@ SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_mo
 /* The repaired JSON text streams on TEXT as it is decided; at finish a
  * SLUICE_EV_VALUE event carries the whole text (complete = 0 when the input
  * was truncated). Each repair is a SLUICE_EV_REPAIR event (name = kind,
- * offset = input byte). Errors: SLUICE_JSON_EMPTY, SLUICE_JSON_NO_VALUE,
- * SLUICE_JSON_DEPTH, each with an offset. Numbers keep their digits exactly,
- * so the text may hold integers jansson cannot load as json_int_t. */
+ * offset = input byte). Errors, each with an input offset:
+ * SLUICE_JSON_EMPTY, SLUICE_JSON_NO_VALUE, SLUICE_JSON_DEPTH, and
+ * SLUICE_JSON_INVALID where the repaired text could not be loaded by a JSON
+ * reader that uses doubles (jansson): a number whose magnitude overflows a
+ * double (1e400, at the number's first byte; 1e-400 is fine) and a NUL
+ * (\u0000) in an object key (at the escape or byte). Numbers keep their
+ * digits exactly, so the text may hold integers beyond int64 (jansson loads
+ * them only as reals, losing digits).
+ *
+ * Snapshots (option incremental). After each feed call, once the value has
+ * started, a SLUICE_EV_SNAPSHOT event gives a JSON text of the input so far:
+ * what finish would give if the input ended there (a trailing incomplete
+ * UTF-8 sequence or stringified-layer escape is left out: not yet decided).
+ * A snapshot is not sent whole (that is quadratic over a stream); it is
+ *
+ *     snapshot = TEXT[0 .. offset) + tail
+ *     tail     = data[0 .. data_len) + previous_tail[length ..]
+ *
+ * where offset is the number of TEXT bytes emitted so far, length the number
+ * of bytes dropped from the front of the previous snapshot's tail (the first
+ * snapshot's previous tail is empty), and data the bytes prepended. The tail
+ * completes the text: the rest of the token in progress (a closing quote, a
+ * held literal or number, ":null") and the closers of the open containers,
+ * innermost first, so opening a container prepends one closer and each event
+ * costs only what changed since the last one. A reader keeps the tail
+ * reversed to apply an edit in its own size. When a prefix has no valid text
+ * (it ends in 1e400) no snapshot is sent for it. The last snapshot, sent at
+ * finish, equals the VALUE text (its tail is empty). */
 typedef struct sluice_json_opts {
   size_t size;      /* set by sluice_json_opts_init */
-  int incremental;  /* a SLUICE_EV_SNAPSHOT (a valid JSON text of the prefix)
-                       after each feed call and one at finish */
+  int incremental;  /* a SLUICE_EV_SNAPSHOT (a valid JSON text of the prefix,
+                       as a tail edit: see above) after each feed call and
+                       one at finish */
   size_t max_depth; /* deepest value, counted as jansson counts it (a scalar
                        is a level): default 2048, jansson's limit; 0 = none */
   size_t max_bytes; /* the whole repaired text is held for the VALUE event;
                        this caps the input bytes (SLUICE_LIMIT at offset
                        max_bytes when exceeded), so the memory; 0 = none */
+  int ndjson;       /* collect every top-level value (NDJSON, or values one
+                       after another) into one array; default 0: the first
+                       value wins and the rest is trailing text */
 } sluice_json_opts;
 
 SLUICE_API void sluice_json_opts_init_size(sluice_json_opts *o, size_t size);

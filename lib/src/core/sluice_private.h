@@ -176,6 +176,12 @@ int sluicep_u8_flush(sluicep_u8 *st, uint32_t cps[4]);
 /* Length of the well-formed sequence starting at p (1 to 4), or 0 if p[0..n)
  * does not start with one (an invalid byte, or a sequence cut by n). */
 size_t sluicep_u8_seq_len(const unsigned char *p, size_t n);
+/* The code point of the well-formed sequence p[0..len) (len as returned by
+ * sluicep_u8_seq_len, 1 to 4). */
+uint32_t sluicep_u8_decode(const unsigned char *p, size_t len);
+/* Writes the UTF-8 encoding of cp (at most U+10FFFF, not a surrogate) to
+ * out and returns its length (1 to 4). */
+size_t sluicep_u8_encode(uint32_t cp, unsigned char out[4]);
 
 /* Python's str.isspace() on one code point. */
 int sluicep_is_space_cp(uint32_t cp);

@@ -90,6 +90,31 @@ size_t sluicep_u8_seq_len(const unsigned char *p, size_t n) {
   return (size_t)len;
 }
 
+uint32_t sluicep_u8_decode(const unsigned char *p, size_t len) { return decode(p, (int)len); }
+
+size_t sluicep_u8_encode(uint32_t cp, unsigned char out[4]) {
+  if (cp < 0x80) {
+    out[0] = (unsigned char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (unsigned char)(0xC0 | (cp >> 6));
+    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | (cp >> 12));
+    out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (unsigned char)(0xF0 | (cp >> 18));
+  out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
 uint64_t sluice_utf8_count(const void *vp, size_t n) {
   const uint8_t *p = vp;
   sluicep_u8 st = {{0}, 0, 0};

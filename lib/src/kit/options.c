@@ -344,7 +344,7 @@ sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
 
 /* ---------------- json ---------------- */
 
-static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", NULL};
+static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", "ndjson", NULL};
 
 sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
                                      const sluice_mem *mem, sluice_error *err) {
@@ -353,7 +353,8 @@ sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sl
   if (sluicep_opt_check_keys(opts, json_keys, err, "filter json") ||
       sluicep_opt_bool(opts, "incremental", &o.incremental, err) ||
       sluicep_opt_size(opts, "max_depth", &o.max_depth, err) ||
-      sluicep_opt_size(opts, "max_bytes", &o.max_bytes, err))
+      sluicep_opt_size(opts, "max_bytes", &o.max_bytes, err) ||
+      sluicep_opt_bool(opts, "ndjson", &o.ndjson, err))
     return SLUICE_BAD_OPTION;
   return sluice_json_new(out, &o, sink, mem, err);
 }
