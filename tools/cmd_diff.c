@@ -53,7 +53,8 @@ static const char diff_usage[] =
     "Implementations:\n"
     "  --impl NAME=COMMAND  an implementation (run with sh -c); repeatable\n"
     "  --known NAME=FILE    its known divergences: lines \"CASE-ID KIND reason\"\n"
-    "                       (SUITE/CASE-ID also; KIND: differs, unstable or broken;\n"
+    "                       (SUITE/CASE-ID also; KIND: differs, unstable or broken,\n"
+    "                       or several as differs|broken;\n"
     "                       # comments). A listed cell does not fail the run; one\n"
     "                       that now agrees is reported\n"
     "  --peers DIR          every DIR/*/peer.json: {\"name\", \"command\" (run in that\n"
@@ -254,18 +255,32 @@ static void *worker(void *vp) {
 
 /* ---------------- known divergences ---------------- */
 
+/* Whether the kind word of a known entry (`differs`, or alternatives as
+ * in `differs|broken`, for a peer whose slowness makes the outcome depend
+ * on the machine) names `kind`; with kind -1, whether every alternative
+ * names a divergence at all. */
+static int kind_listed(const char *word, size_t wl, int kind) {
+  for (size_t i = 0; i <= wl;) {
+    size_t n = 0;
+    while (i + n < wl && word[i + n] != '|') n++;
+    int named = 0;
+    for (int j = 0; j < K_COUNT && !named; j++)
+      named = is_divergence(j) && (kind < 0 || kind == j) && strlen(kind_names[j]) == n &&
+              strncmp(word + i, kind_names[j], n) == 0;
+    if (kind < 0 && !named) return 0;
+    if (kind >= 0 && named) return 1;
+    i += n + 1;
+  }
+  return kind < 0;
+}
+
 static int check_known_file(const peer *p) {
   for (size_t i = 0; i < p->known.n; i++) {
     const idnote *e = &p->known.v[i];
-    const char *k = e->note;
-    size_t kl = strcspn(k, " \t");
-    int ok = 0;
-    for (int j = 0; j < K_COUNT && !ok; j++)
-      ok = is_divergence(j) && strlen(kind_names[j]) == kl && strncmp(k, kind_names[j], kl) == 0;
-    if (!ok) {
+    if (!kind_listed(e->note, strcspn(e->note, " \t"), -1)) {
       fprintf(stderr,
-              "sluice diff: %s: line %zu: after the case id comes differs, unstable or broken, "
-              "then the reason\n",
+              "sluice diff: %s: line %zu: after the case id comes differs, unstable or broken "
+              "(or several, as differs|broken), then the reason\n",
               p->known.path, e->line);
       return -1;
     }
@@ -279,9 +294,7 @@ static void mark_known(diffrun *d) {
       cell *x = &d->cells[pi * d->cl->n + ci];
       const idnote *e = idnotes_find(&d->peers[pi].known, &d->cl->v[ci]);
       if (!e) continue;
-      size_t kl = strcspn(e->note, " \t");
-      int same = strlen(kind_names[x->kind]) == kl && strncmp(e->note, kind_names[x->kind], kl) == 0;
-      x->known = same ? 1 : 2;
+      x->known = kind_listed(e->note, strcspn(e->note, " \t"), x->kind) ? 1 : 2;
     }
 }
 

@@ -18,7 +18,7 @@ import { parse as partialParse, Allow } from 'partial-json';
 import bestEffort from 'best-effort-json-parser';
 import untruncateJson from 'untruncate-json';
 import { parsePartialJson } from 'ai';
-import { serve, FilterError, Unsupported } from '../../adapters/sluice_adapter.mjs';
+import { serve, FilterError, Unsupported, BadOption } from '../../adapters/sluice_adapter.mjs';
 
 const bestEffortParse = bestEffort.parse ?? bestEffort.default?.parse;
 if (bestEffort.disableErrorLogging) bestEffort.disableErrorLogging();
@@ -44,6 +44,8 @@ const ONE_CALL = {
 function checkOptions(options) {
   for (const k of Object.keys(options))
     if (k !== 'incremental') throw new Unsupported(`option "${k}" has no counterpart`);
+  if ('incremental' in options && typeof options.incremental !== 'boolean')
+    throw new BadOption('"incremental" must be true or false');
 }
 
 // The kit reads answers with jansson, whose reader stops at 2048 levels;
@@ -66,6 +68,8 @@ function wellFormed(value) {
       for (let i = 0; i < x.length; i++) stack.push([x, i, depth + 1]);
     } else if (x !== null && typeof x === 'object') {
       for (const k of Object.keys(x)) {
+        // jansson, which reads the kit's answers, keeps keys as C strings
+        if (k.includes('\u0000')) throw new Unsupported('a key with U+0000, which the protocol\'s reader cannot carry');
         const wk = k.toWellFormed();
         if (wk !== k) {
           x[wk] = x[k];
