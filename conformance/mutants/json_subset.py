@@ -62,8 +62,10 @@ class Parser:
         while self.i < len(self.s) and self.s[self.i] in WS:
             self.i += 1
 
-    def string(self):
-        """A string from its opening quote; raises Cut at the end of the input."""
+    def string(self, key=False):
+        """A string from its opening quote; raises Cut at the end of the input.
+        A key with U+0000 is invalid_json at the escape (DESIGN: jansson keeps
+        keys as C strings)."""
         s, i = self.s, self.i + 1
         while True:
             if i >= len(s):
@@ -84,6 +86,8 @@ class Parser:
                     if len(h) < 4 or any(x not in HEX for x in h):
                         raise Unsupported("a cut or bad \\u escape")
                     cp = int(h, 16)
+                    if key and cp == 0:
+                        raise FilterError("invalid_json", "U+0000 in an object key", self.at(i))
                     if 0xD800 <= cp <= 0xDBFF:
                         low = s[i + 6:i + 12]
                         if not (low[:2] == "\\u" and len(low) == 6
@@ -204,7 +208,7 @@ class Parser:
                         if c != '"':
                             raise Unsupported("an unquoted key")
                         key = True
-                        self.string()
+                        self.string(key=True)
                         state = COLON
                         continue
                     key = False
