@@ -26,6 +26,7 @@
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { serve, Unsupported, FilterError } from '../../adapters/sluice_adapter.mjs';
 
 // Clients log what they cannot parse (and console.log would write into the
@@ -348,7 +349,55 @@ const ollama = {
   },
 };
 
-const PEERS = { 'openai-chat': openai, 'anthropic-messages': anthropic, 'ollama-js': ollama };
+// The AI SDK's OpenAI-compatible provider: chatModel().doStream(), the
+// language-model stream that streamText reads. It reads the first choice
+// only, reports a refusal as text, holds a tool call back until its name
+// has come, gives the finish (the provider's raw reason beside its own)
+// when the stream ends, and turns an `error` member, a chunk it cannot
+// parse or a stream without a finish reason into an error part; its usage
+// is its own shape, and it cannot tell [DONE] from a cut, so neither
+// usage nor end is compared. A part it could not parse is the provider's
+// format error.
+const aiSdk = {
+  provider: 'openai',
+  framing: 'sse',
+  identify: IDENTIFY.openai,
+  otherwise: 'yes',
+  eventTypes: ['delta', 'tool_call', 'finish', 'error'],
+  async open(fetch) {
+    const provider = createOpenAICompatible({ name: 'peer', baseURL: 'http://peer.invalid/v1', fetch });
+    const { stream } = await provider.chatModel('m').doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+    return stream;
+  },
+  map(part, st, out) {
+    if (part.type === 'text-delta' && part.delta) out.push(delta(0, 'text', part.delta));
+    else if (part.type === 'reasoning-delta' && part.delta) out.push(delta(0, 'reasoning', part.delta));
+    else if (part.type === 'tool-input-start') {
+      const index = st.tools++;
+      st.blockTool.set(part.id, index);
+      out.push({ type: 'tool_call', choice: 0, index, id: str(part.id), name: str(part.toolName) });
+    } else if (part.type === 'tool-input-delta' && part.delta)
+      out.push(delta(0, 'arguments', part.delta, st.blockTool.get(part.id)));
+    else if (part.type === 'finish' && part.finishReason && typeof part.finishReason.raw === 'string')
+      out.push({ type: 'finish', choice: 0, reason: part.finishReason.raw });
+    else if (part.type === 'error') {
+      const e = part.error;
+      if (e instanceof Error && /JSONParse|TypeValidation/.test(e.name))
+        throw new FilterError('provider_format', `${e.name}: ${e.message}`);
+      const err = e && typeof e === 'object' ? e : {};
+      out.push({ type: 'error', code: String(err.code ?? err.type ?? ''), message: str(err.message) });
+    }
+  },
+};
+
+const PEERS = {
+  'openai-chat': openai,
+  'anthropic-messages': anthropic,
+  'ollama-js': ollama,
+  'ai-sdk-openai-compatible': aiSdk,
+};
 
 const peer = process.argv[2];
 if (!(peer in PEERS)) {
