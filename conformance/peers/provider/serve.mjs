@@ -63,6 +63,11 @@ const IDENTIFY = {
     // Every chunk of Anthropic's has a type, its errors too.
     return typeof o.type === 'string' && ANTHROPIC_TYPES.has(o.type);
   },
+  responses(o) {
+    if (typeof o.type !== 'string') return 'choices' in o || otherShape(o) ? false : undefined;
+    if (o.type === 'error') return undefined; // Anthropic's errors have the same type
+    return o.type.startsWith('response.');
+  },
   ollama(o) {
     if ('done' in o || 'response' in o || ('message' in o && 'model' in o)) return true;
     if ('choices' in o || typeof o.type === 'string' || GEMINI.some((k) => k in o) || 'stop' in o) return false;
@@ -72,7 +77,7 @@ const IDENTIFY = {
 
 // Reads the held-back bytes: 'yes', 'no' or undefined (not yet known). A
 // stream that shows no provider by its end is the flavour's `otherwise`:
-// the OpenAI client takes it (its format is the one servers copy), the
+// the chat-completions clients take it (the format servers copy), the
 // others do not.
 function decide(flavour, framing, text, atEnd) {
   const first = text.search(/[^ \t\r\n]/);
@@ -87,7 +92,7 @@ function decide(flavour, framing, text, atEnd) {
       const m = /^data: ?(.*)$/.exec(line.replace(/^\ufeff/, ''));
       if (!m) continue;
       payload = m[1];
-      if (payload === '[DONE]') return flavour.provider === 'openai' ? 'yes' : 'no';
+      if (payload === '[DONE]') return flavour.done ? 'yes' : 'no'; // chat completions' marker
     }
     let o;
     try { o = JSON.parse(payload); } catch { continue; }
@@ -206,6 +211,7 @@ const openai = {
   framing: 'sse',
   identify: IDENTIFY.openai,
   otherwise: 'yes',
+  done: true,
   eventTypes: ['delta', 'tool_call', 'finish', 'usage', 'error'],
   open(fetch) {
     const client = new OpenAI({ apiKey: 'sk-peer', baseURL: 'http://peer.invalid/v1', fetch, maxRetries: 0 });
@@ -253,6 +259,62 @@ function openaiChoice(c, st, out) {
   }
   if (str(c.finish_reason)) out.push({ type: 'finish', choice, reason: c.finish_reason });
 }
+
+// OpenAI Responses: client.responses.create({stream: true}), the same SSE
+// reading as chat completions; the events are read by their type, each
+// response's tool calls indexed from 0 (by their output_index). The last
+// event tells a complete stream from a cut-off one, so `end` is expressed.
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const responses = {
+  provider: 'responses',
+  framing: 'sse',
+  identify: IDENTIFY.responses,
+  otherwise: 'no',
+  eventTypes: ['delta', 'tool_call', 'finish', 'usage', 'error', 'end'],
+  open(fetch) {
+    const client = new OpenAI({ apiKey: 'sk-peer', baseURL: 'http://peer.invalid/v1', fetch, maxRetries: 0 });
+    return client.responses.create({ model: 'm', input: 'hi', stream: true });
+  },
+  map(ev, st, out) {
+    st.lastType = ev.type;
+    const t = ev.type;
+    if (t === 'response.created') {
+      st.tools = 0;
+      st.blockTool = new Map();
+      st.errored = false;
+    } else if (t === 'response.output_item.added') {
+      const item = ev.item || {};
+      if (item.type === 'function_call') {
+        const index = st.tools++;
+        st.blockTool.set(ev.output_index, index);
+        out.push({ type: 'tool_call', choice: 0, index, id: str(item.call_id), name: str(item.name) });
+      }
+    } else if (t === 'response.output_text.delta' && str(ev.delta)) out.push(delta(0, 'text', ev.delta));
+    else if (t === 'response.refusal.delta' && str(ev.delta)) out.push(delta(0, 'refusal', ev.delta));
+    else if ((t === 'response.reasoning_summary_text.delta' || t === 'response.reasoning_text.delta') && str(ev.delta))
+      out.push(delta(0, 'reasoning', ev.delta));
+    else if (t === 'response.function_call_arguments.delta' && str(ev.delta) && st.blockTool.has(ev.output_index))
+      out.push(delta(0, 'arguments', ev.delta, st.blockTool.get(ev.output_index)));
+    else if (t === 'error') {
+      st.errored = true;
+      out.push({ type: 'error', code: str(ev.code), message: str(ev.message) });
+    } else if (TERMINAL.has(t)) {
+      const r = ev.response || {};
+      // The failed response repeats the error an error event may have given.
+      if (!st.errored && r.error && typeof r.error === 'object') out.push({ type: 'error', code: str(r.error.code), message: str(r.error.message) });
+      const reason = t === 'response.incomplete' && r.incomplete_details ? r.incomplete_details.reason : r.status;
+      out.push({ type: 'finish', choice: 0, reason: str(reason) });
+      if (r.usage && typeof r.usage === 'object') out.push({ type: 'usage', data: JSON.stringify(r.usage) });
+    }
+  },
+  ended(st, out) { out.push({ type: 'end', truncated: !TERMINAL.has(st.lastType) }); },
+  caught(e, st, out) {
+    if (!(e instanceof OpenAI.APIError) || !e.error) return false;
+    out.push({ type: 'error', code: str(e.error.code ?? e.error.type), message: str(e.error.message) });
+    out.push({ type: 'end', truncated: true });
+    return true;
+  },
+};
 
 // Anthropic Messages: client.messages.create({stream: true}). The SDK
 // drops `ping` and events without an `event:` line, and throws an
@@ -363,6 +425,7 @@ const aiSdk = {
   framing: 'sse',
   identify: IDENTIFY.openai,
   otherwise: 'yes',
+  done: true,
   eventTypes: ['delta', 'tool_call', 'finish', 'error'],
   async open(fetch) {
     const provider = createOpenAICompatible({ name: 'peer', baseURL: 'http://peer.invalid/v1', fetch });
@@ -394,6 +457,7 @@ const aiSdk = {
 
 const PEERS = {
   'openai-chat': openai,
+  'openai-responses': responses,
   'anthropic-messages': anthropic,
   'ollama-js': ollama,
   'ai-sdk-openai-compatible': aiSdk,
