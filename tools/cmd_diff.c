@@ -59,7 +59,7 @@ static const char diff_usage[] =
     "                       that now agrees is reported\n"
     "  --peers DIR          every DIR/*/peer.json: {\"name\", \"command\" (run in that\n"
     "                       folder), \"known\" (a file there), \"package\", \"version\",\n"
-    "                       \"licence\"}\n"
+    "                       \"licence\", \"filters\" (the only ones it is asked for)}\n"
     "  --peer NAME          only this one of --peers; repeatable\n"
     "Output:\n"
     "  --format FMT         markdown (default), html (a self-contained page) or json\n"
@@ -88,6 +88,8 @@ typedef struct peer {
   char *name, *cmd;
   char *about; /* "package version, licence", from peer.json */
   idnotes known;
+  char **filters;  /* peer.json's "filters": the only ones asked of it (NULL: all) */
+  size_t nfilters;
   int setup_error; /* under the run's mutex */
   char *setup_msg;
 } peer;
@@ -204,6 +206,14 @@ done:
   case_result_free(&r);
 }
 
+/* Whether a peer is asked for cases of this filter. */
+static int serves(const peer *p, const char *filter) {
+  if (!p->filters) return 1;
+  for (size_t i = 0; i < p->nfilters; i++)
+    if (strcmp(p->filters[i], filter) == 0) return 1;
+  return 0;
+}
+
 typedef struct worker_arg {
   diffrun *d;
 } worker_arg;
@@ -229,6 +239,10 @@ static void *worker(void *vp) {
     pthread_mutex_unlock(&d->mu);
     if (dead || (d->ra.co.deadline && now_seconds() > d->ra.co.deadline)) {
       out->kind = K_NOT_RUN;
+    } else if (!serves(p, d->cl->v[ci].filter)) {
+      /* as the peer would answer: no request spent on it */
+      out->kind = K_UNSUPPORTED;
+      out->detail = xstrdup("not a filter its peer.json lists in \"filters\"\n");
     } else {
       run_cell(d, &t, p, ci, out);
       if (t.setup_error) {
@@ -703,6 +717,24 @@ static int load_peer(diffrun *d, const char *dir, const char *sub) {
   if (pkg) tbuf_xprintf(&about, "%s%s%s", pkg, ver ? " " : "", ver ? ver : "");
   if (lic) tbuf_xprintf(&about, "%s%s", about.n ? ", " : "", lic);
   add_peer(d, name, full.p, about.n ? about.p : NULL);
+  json_t *fl = json_object_get(o, "filters");
+  if (fl) {
+    peer *p = &d->peers[d->npeers - 1];
+    size_t i;
+    json_t *v;
+    p->filters = xcalloc(json_array_size(fl) + 1, sizeof *p->filters);
+    json_array_foreach(fl, i, v) {
+      if (!json_is_string(v)) break;
+      p->filters[p->nfilters++] = xstrdup(json_string_value(v));
+    }
+    if (!json_is_array(fl) || p->nfilters != json_array_size(fl)) {
+      fprintf(stderr, "sluice diff: %s: \"filters\" must be an array of filter names\n", path.p);
+      tbuf_free(&full);
+      tbuf_free(&about);
+      tbuf_free(&folder);
+      goto out;
+    }
+  }
   rc = 0;
   if (known) {
     tbuf kp = {0};
@@ -855,6 +887,8 @@ static void free_run(diffrun *d) {
     free(d->peers[i].cmd);
     free(d->peers[i].about);
     free(d->peers[i].setup_msg);
+    for (size_t j = 0; j < d->peers[i].nfilters; j++) free(d->peers[i].filters[j]);
+    free(d->peers[i].filters);
     idnotes_free(&d->peers[i].known);
   }
   free(d->peers);
