@@ -5,8 +5,8 @@ base URL, read each capture as the provider sent it, and each fault
 surfaces in them as it would from the provider.
 
 The text, reasoning and tool arguments each client yields are compared with
-what the capture holds, computed here from the raw capture (and, where
-`sluice replay` exists, with what it prints). Servers listen on 127.0.0.1,
+what the capture holds, computed here from the raw capture, and with what
+`sluice replay` makes of it (its events, choice 0). Servers listen on 127.0.0.1,
 end by themselves (--max-requests, --deadline), and every client has a
 timeout.
 """
@@ -76,6 +76,20 @@ def expected(name, family):
     return {"text": text, "reasoning": reasoning, "tool_args": tools}
 
 
+def replayed(name):
+    """What `sluice replay` makes of the capture (its events, choice 0): the
+    text, reasoning and tool arguments deltas."""
+    r = subprocess.run([SLUICE, "replay", "-q", "--output", "jsonl", os.path.join(CAPS, name)],
+                       capture_output=True, timeout=60)
+    got = {"text": "", "reasoning": "", "tool_args": ""}
+    key = {"text": "text", "reasoning": "reasoning", "arguments": "tool_args"}
+    for line in r.stdout.decode().splitlines():
+        ev = json.loads(line)
+        if ev.get("type") == "delta" and ev.get("choice") == 0 and ev.get("kind") in key:
+            got[key[ev["kind"]]] += ev["text"]
+    return got
+
+
 def serve(args):
     p = subprocess.Popen([SLUICE, "serve"] + args + ["--max-requests", "1", "--deadline", "60"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -119,6 +133,10 @@ def main():
             check(same, "%s through the %s SDK: text, reasoning and tool arguments as sent (%d, %d, %d characters)%s"
                   % (cap, family, len(want["text"]), len(want["reasoning"]), len(want["tool_args"]),
                      "" if same else ": got %s" % json.dumps(got)[:300]))
+            rep = replayed(cap)
+            same = got.get("error") is None and all(got.get(k) == rep[k] for k in want)
+            check(same, "%s through the %s SDK: the same text, reasoning and tool arguments as sluice replay%s"
+                  % (cap, family, "" if same else ": replay gave %s" % json.dumps(rep)[:300]))
 
     # Faults, as the SDKs report them from a real provider.
     for family, cap in (("openai-chat", "openai-chat-text-usage-done.sse"),
