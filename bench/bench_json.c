@@ -144,21 +144,6 @@ static buf generate(enum kind k, size_t size) {
     return b;
   }
   if (k == K_INC_BYTES) size /= 16; /* a snapshot per byte: a smaller input */
-  if (k == K_DEEP) {
-    /* one million levels, with a small object at each, at least `size` bytes */
-    size_t levels = 1000000, per = size / levels > 10 ? size / levels - 10 : 1;
-    char *pad = malloc(per + 1);
-    memset(pad, 'v', per);
-    pad[per] = '\0';
-    for (size_t i = 0; i < levels; i++) {
-      ADDS(&b, "[{\"k\":\"");
-      ADDS(&b, pad);
-      ADDS(&b, "\"},");
-    }
-    for (size_t i = 0; i < levels; i++) ADDS(&b, "]");
-    free(pad);
-    return b;
-  }
   if (k == K_FENCED) ADDS(&b, "Here is the data you asked for:\n```json\n");
   ADDS(&b, "[");
   for (unsigned long i = 0; b.n < size; i++) {

@@ -3,6 +3,7 @@
  * from token fragments: conservation (every input byte in exactly one
  * channel) and split invariance (random chunkings give the one-call result).
  */
+#include "rng.h"
 #include "sluice.h"
 #include "testutil.h"
 
@@ -11,13 +12,8 @@
 #include <string.h>
 
 
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint32_t rnd(uint32_t n) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng % n);
-}
+static sluice_rng rng = {0x9E3779B97F4A7C15ULL};
+static uint32_t rnd(uint32_t n) { return (uint32_t)sluice_rng_below(&rng, n); }
 
 static const char *const pieces[] = {
     "<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>", "<|call|>",

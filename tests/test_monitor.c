@@ -10,6 +10,7 @@
  * With repetition_interval 1 every position is a checkpoint, so the fast
  * detector is compared with the slow one at every position up to the stop.
  */
+#include "rng.h"
 #include "sluice.h"
 #include "testutil.h"
 #include "monitor_model.h"
@@ -19,13 +20,8 @@
 #include <string.h>
 
 
-static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint32_t rnd(uint32_t n) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng % n);
-}
+static sluice_rng rng = {0x2545F4914F6CDD1DULL};
+static uint32_t rnd(uint32_t n) { return (uint32_t)sluice_rng_below(&rng, n); }
 
 /* ---------------- random streams ---------------- */
 

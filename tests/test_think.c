@@ -15,16 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "../lib/src/core/sluice_private.h"
 #include "testutil.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint32_t rnd(uint32_t n) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng % n);
-}
+static sluice_rng rng = {0x9E3779B97F4A7C15ULL};
+static uint32_t rnd(uint32_t n) { return (uint32_t)sluice_rng_below(&rng, n); }
 
 /* Text made of pieces that come close to tags and are tags. */
 static size_t gen(char *p, size_t cap) {
