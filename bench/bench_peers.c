@@ -54,8 +54,9 @@ static const char peers_usage[] =
     "peer's CPU time as a multiple of the reference's, and checks that every\n"
     "peer produced output (\"same\": as many bytes and items as the reference).\n"
     "--peer NAME runs that peer only (and fails, exit 2, when it cannot run);\n"
-    "--quick: 64 KiB inputs, for a smoke run. Without node or the packages it\n"
-    "prints \"peers not installed\" and exits 0.\n";
+    "--quick: 64 KiB inputs, for a smoke run. A measurement (a peer's warm-up and\n"
+    "runs) that takes over 300 s (60 with --quick) ends the run with an error.\n"
+    "Without node or the packages it prints \"peers not installed\" and exits 0.\n";
 
 /* The reference's CPU time is this thread's; the peer's is its process's.
  * A measurement that runs longer than this is given up (seconds). */
@@ -343,9 +344,10 @@ static void input_free(input *in) {
 
 static void row(const char *filter, const char *who, size_t chunk, size_t bytes, double cpu,
                 double ref_cpu, const char *check) {
-  char ratio[24] = "1.0x";
-  if (ref_cpu > 0 && cpu != ref_cpu) snprintf(ratio, sizeof ratio, "%.1fx", cpu / ref_cpu);
-  if (ref_cpu <= 0) snprintf(ratio, sizeof ratio, "-");
+  /* two digits below 1, where the peer is the faster */
+  char ratio[24] = "-";
+  if (ref_cpu > 0)
+    snprintf(ratio, sizeof ratio, cpu < ref_cpu ? "%.2fx" : "%.1fx", cpu / ref_cpu);
   fprintf(bench_out, "%-6s %-26s %6zu %10.1f %10s  %s\n", filter, who, chunk,
           bench_mbs(bytes, cpu), ratio, check);
 }
