@@ -50,6 +50,12 @@ static const think_text think_texts[] = {
      10000},
 };
 
+char *bench_think_text(const char *name, size_t size) {
+  for (size_t i = 0; i < sizeof think_texts / sizeof think_texts[0]; i++)
+    if (strcmp(think_texts[i].name, name) == 0) return bench_text(&think_texts[i].spec, size);
+  return NULL;
+}
+
 typedef struct think_run {
   const sluice_think_opts *o;
   const char *text;
@@ -152,6 +158,7 @@ static const struct {
     {"json", bench_json, "the JSON sanitizer against jansson's load"},
     {"sse", bench_sse, "the SSE parser at 16-byte and 64 KiB chunks"},
     {"replay", bench_replay, "a generated capture through the provider pipeline and writer"},
+    {"peers", bench_peers, "think, json and sse against their JavaScript peers (node)"},
 };
 
 int bench_report_write(const char *path, const char *command, int reps, double load_before);
@@ -180,8 +187,8 @@ static int reps_arg(int argc, char **argv) {
   return 5;
 }
 
-/* `sluice bench all`: each benchmark with the options given (--reps, --json,
- * --quick), the monitor with its Python port. */
+/* `sluice bench all`: each benchmark with the options given (--reps, --json;
+ * --quick to those that take it), the monitor with its Python port. */
 static int bench_all(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     list_benches(stdout);
@@ -195,7 +202,8 @@ static int bench_all(int argc, char **argv) {
     args[n++] = (char *)benches[i].name;
     for (int k = 2; k < argc && n < 13; k++) {
       int quick = strcmp(argv[k], "--quick") == 0;
-      if (quick && strcmp(benches[i].name, "monitor") != 0) continue;
+      if (quick && strcmp(benches[i].name, "monitor") != 0 && strcmp(benches[i].name, "peers") != 0)
+        continue;
       if (strcmp(argv[k], "--json") == 0) {
         k++;
         continue;

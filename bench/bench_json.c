@@ -162,6 +162,16 @@ static buf generate(enum kind k, size_t size) {
   return b;
 }
 
+char *bench_json_text(const char *kind, size_t size, size_t *n) {
+  for (int k = 0; k < K_COUNT; k++)
+    if (strcmp(kind_names[k], kind) == 0) {
+      buf b = generate((enum kind)k, size);
+      *n = b.n;
+      return b.p;
+    }
+  return NULL;
+}
+
 typedef struct outc {
   buf text;
   size_t repairs, streamed;

@@ -161,6 +161,8 @@ static int size_option(int argc, char **argv, int *i, uint64_t *mb, int *reps) {
   return 1;
 }
 
+int bench_sse_text(tbuf *out, uint64_t size) { return generate(0, size, put_tbuf, out); }
+
 /* ---------------- the parser alone ---------------- */
 
 static uint64_t events_seen;

@@ -56,6 +56,7 @@ int bench_parse(int argc, char **argv, const char *usage, const char *allowed, s
     if (strcmp(name, "mode") == 0) a->mode = v;
     else if (strcmp(name, "text") == 0) a->text = v;
     else if (strcmp(name, "json") == 0) a->json = v;
+    else if (strcmp(name, "peer") == 0) a->peer = v;
     else if (!is_num) {
       fprintf(stderr, "sluice bench %s: %s must be a positive integer\n", argv[1], o);
       return 2;

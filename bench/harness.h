@@ -33,6 +33,7 @@ typedef struct bench_args {
   const char *mode;   /* --mode NAME (think: channel or anchored) */
   const char *text;   /* --text NAME: one generated text only */
   const char *json;   /* --json FILE: also write the figures as JSON ("-": stdout) */
+  const char *peer;   /* --peer NAME (peers: that one only) */
   int python;         /* --python: also run the Python port (monitor) */
   int quick;          /* --quick: fewer sizes, for a smoke run */
 } bench_args;
@@ -114,6 +115,13 @@ typedef struct bench_textspec {
 
 char *bench_text(const bench_textspec *t, size_t size);
 
+/* The benchmarks' inputs, for another benchmark to use (malloc'ed, NULL
+ * for an unknown name): a think text ("dense" or "sparse", bench.c) and a
+ * json input of at least `size` bytes (a kind of bench_json.c, e.g.
+ * "valid"; its length in *n). */
+char *bench_think_text(const char *name, size_t size);
+char *bench_json_text(const char *kind, size_t size, size_t *n);
+
 /* ---------------- figures ---------------- */
 double bench_mbs(size_t bytes, double seconds); /* MB/s (10^6 bytes) */
 
@@ -143,5 +151,6 @@ int bench_targets_print(void);
 int bench_think(int argc, char **argv);
 int bench_harmony(int argc, char **argv);
 int bench_monitor(int argc, char **argv);
+int bench_peers(int argc, char **argv);
 
 #endif

@@ -669,16 +669,6 @@ static char *split_named(const char *arg, const char **value) {
   return xstrndup(arg, (size_t)(eq - arg));
 }
 
-/* s quoted for sh: '...' with each ' as '\''. */
-static void sh_quote(tbuf *b, const char *s) {
-  tbuf_xadds(b, "'");
-  for (; *s; s++) {
-    if (*s == '\'') tbuf_xadds(b, "'\\''");
-    else tbuf_xadd(b, s, 1);
-  }
-  tbuf_xadds(b, "'");
-}
-
 static const char *jstr(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);
   return json_is_string(v) ? json_string_value(v) : NULL;

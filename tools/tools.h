@@ -49,5 +49,8 @@ int bench_clean(int argc, char **argv);
 int bench_json(int argc, char **argv);
 int bench_sse(int argc, char **argv);
 int bench_replay(int argc, char **argv);
+/* The OpenAI chat completion events of bench_sse, about `size` bytes,
+ * appended to out. 0, or -1 when out of memory. */
+int bench_sse_text(tbuf *out, uint64_t size);
 
 #endif

@@ -126,6 +126,15 @@ char *tbuf_take(tbuf *b, size_t *n) {
   return p;
 }
 
+void sh_quote(tbuf *b, const char *s) {
+  tbuf_xadds(b, "'");
+  for (; *s; s++) {
+    if (*s == '\'') tbuf_xadds(b, "'\\''");
+    else tbuf_xadd(b, s, 1);
+  }
+  tbuf_xadds(b, "'");
+}
+
 /* ---------------- I/O ---------------- */
 
 int read_all(FILE *fp, tbytes *out, size_t limit) {

@@ -52,6 +52,8 @@ void tbuf_xprintf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2
 void tbuf_free(tbuf *b);
 /* Hands the bytes over (NUL-terminated, never NULL) and empties b. */
 char *tbuf_take(tbuf *b, size_t *n);
+/* Appends s quoted for sh: '...' with each ' as '\''. */
+void sh_quote(tbuf *b, const char *s);
 
 /* Reads a whole stream, at most `limit` bytes (0 = none). Returns 0, or -1
  * with errno set (EFBIG past the limit, ENOMEM, or the read error). */

@@ -11,35 +11,11 @@
 // too: a case's input that stops mid-document is the prefix they are for.
 // The json filter's options have no counterpart here; `incremental` is
 // accepted (its snapshots are not compared), any other is unsupported.
-import { jsonrepair } from 'jsonrepair';
-import { jsonrepairTransform } from 'jsonrepair/stream';
-import dirtyJson from 'dirty-json';
-import { parse as partialParse, Allow } from 'partial-json';
-import bestEffort from 'best-effort-json-parser';
-import untruncateJson from 'untruncate-json';
-import { parsePartialJson } from 'ai';
 import { serve, FilterError, Unsupported, BadOption } from '../../adapters/sluice_adapter.mjs';
-
-const bestEffortParse = bestEffort.parse ?? bestEffort.default?.parse;
-if (bestEffort.disableErrorLogging) bestEffort.disableErrorLogging();
-const untruncate = untruncateJson.default ?? untruncateJson;
+import { ONE_CALL, RepairStream } from './peers.mjs';
 
 // A peer's failure is an error answer; its message says what it threw.
 const failed = (e) => new FilterError('invalid_json', String(e && e.message ? e.message : e));
-
-// One-call peers: the whole text in, a value out (or a throw).
-const ONE_CALL = {
-  jsonrepair: (text) => JSON.parse(jsonrepair(text)),
-  'dirty-json': (text) => dirtyJson.parse(text),
-  'partial-json': (text) => partialParse(text, Allow.ALL),
-  'best-effort-json-parser': (text) => bestEffortParse(text),
-  'untruncate-json': (text) => JSON.parse(untruncate(text)),
-  'ai-sdk-partial-json': async (text) => {
-    const { value, state } = await parsePartialJson(text);
-    if (state === 'failed-parse' || state === 'undefined-input') throw new Error(state);
-    return value;
-  },
-};
 
 function checkOptions(options) {
   for (const k of Object.keys(options))
@@ -111,35 +87,27 @@ class OneCall {
   }
 }
 
-// jsonrepair's streaming interface (a Node Transform): written chunk by
-// chunk; what it writes out is collected and parsed at the end.
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-class RepairStream {
+// jsonrepair's streaming interface, fed chunk by chunk (peers.mjs).
+class RepairServe {
   fields = ['value'];
   constructor(options) {
     checkOptions(options);
-    this.out = [];
-    this.error = null;
-    this.t = jsonrepairTransform();
-    this.t.on('data', (d) => this.out.push(d.toString()));
-    this.t.on('error', (e) => { this.error = e; });
-    this.ended = new Promise((resolve) => this.t.on('end', resolve).on('error', resolve));
+    this.s = new RepairStream();
   }
   async feed(text) {
-    if (!this.error) this.t.write(text);
-    await settle();
+    await this.s.feed(text);
     return {};
   }
+  // What the library throws is an error answer; a value the protocol cannot
+  // carry is unsupported, as for the one-call peers.
   async finish() {
-    if (!this.error) this.t.end();
-    await this.ended;
-    if (this.error) throw failed(this.error);
+    let v;
     try {
-      return answerValue(JSON.parse(this.out.join('')));
+      v = await this.s.value();
     } catch (e) {
       throw failed(e);
     }
+    return answerValue(v);
   }
 }
 
@@ -148,4 +116,4 @@ if (!(peer in ONE_CALL) && peer !== 'jsonrepair-stream') {
   process.stderr.write(`usage: serve.mjs ${[...Object.keys(ONE_CALL), 'jsonrepair-stream'].join('|')}\n`);
   process.exit(2);
 }
-serve({ json: (options) => (peer === 'jsonrepair-stream' ? new RepairStream(options) : new OneCall(peer, options)) });
+serve({ json: (options) => (peer === 'jsonrepair-stream' ? new RepairServe(options) : new OneCall(peer, options)) });
