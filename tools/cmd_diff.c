@@ -61,6 +61,10 @@ static const char diff_usage[] =
     "                       folder), \"known\" (a file there), \"package\", \"version\",\n"
     "                       \"licence\", \"filters\" (the only ones it is asked for)}\n"
     "  --peer NAME          only this one of --peers; repeatable\n"
+    "  --captures PATH      also every recorded provider stream in PATH (a capture\n"
+    "                       file or a folder of .sse, .ndjson, .chunks.jsonl): a case\n"
+    "                       of suite \"captures\" for the provider filter, framing\n"
+    "                       and provider detected; --suite captures: only these\n"
     "Output:\n"
     "  --format FMT         markdown (default), html (a self-contained page) or json\n"
     "                       (a JSON line per cell, then a summary line)\n"
@@ -794,6 +798,7 @@ static int parse_args(diffrun *d, int argc, char **argv) {
   size_t ndirs = 0;
   int rc = 0;
   d->only = xcalloc((size_t)argc, sizeof *d->only);
+  d->ra.captures = xcalloc((size_t)argc, sizeof *d->ra.captures);
   for (int i = 1; i < argc && !rc; i++) {
     int common = runargs_parse(&d->ra, argc, argv, &i);
     if (common < 0) rc = -1;
@@ -825,6 +830,8 @@ static int parse_args(diffrun *d, int argc, char **argv) {
       }
     } else if (strcmp(a, "--peers") == 0) {
       peer_dirs[ndirs++] = v;
+    } else if (strcmp(a, "--captures") == 0) {
+      d->ra.captures[d->ra.ncaptures++] = v;
     } else if (strcmp(a, "--peer") == 0) {
       d->only[d->nonly++] = v;
     } else if (strcmp(a, "--format") == 0) {
@@ -883,6 +890,7 @@ static void free_run(diffrun *d) {
   }
   free(d->peers);
   free((void *)d->only);
+  free((void *)d->ra.captures);
   runargs_free(&d->ra);
 }
 

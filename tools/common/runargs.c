@@ -136,7 +136,15 @@ int runargs_parse(runargs *ra, int argc, char **argv, int *i) {
 
 int runargs_finish(runargs *ra, caselist *cl, const char *tree_dir) {
   if (!ra->sel.dir) ra->sel.dir = suites_dir_default(tree_dir);
-  if (suites_load(cl, &ra->sel, ra->cmd)) return -1;
+  /* "--suite captures" names the captures: with no other suite, only they */
+  size_t named = ra->sel.nsuites, kept = 0;
+  for (size_t i = 0; i < named; i++)
+    if (!ra->ncaptures || strcmp(ra->sel.suites[i], "captures") != 0)
+      ra->sel.suites[kept++] = ra->sel.suites[i];
+  ra->sel.nsuites = kept;
+  if ((kept || !named) && suites_load(cl, &ra->sel, ra->cmd)) return -1;
+  for (size_t i = 0; i < ra->ncaptures; i++)
+    if (captures_load(cl, ra->captures[i], &ra->sel, ra->cmd)) return -1;
   if (cl->n == 0) {
     fprintf(stderr, "sluice %s: no cases selected in %s\n", ra->cmd, ra->sel.dir);
     return -1;

@@ -18,6 +18,8 @@ typedef struct runargs {
   int jobs;
   double deadline_secs;
   uint64_t max_answer; /* 0: from the largest case (runargs_finish) */
+  const char **captures; /* capture files or folders (sluice diff --captures) */
+  size_t ncaptures;      /* "--suite captures" alone: only these are run */
 } runargs;
 
 /* Defaults; sel's arrays have room for argc entries. */

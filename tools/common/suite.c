@@ -4,6 +4,7 @@
 #include "suite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,67 @@ int suites_load(caselist *cl, const suite_select *sel, const char *cmd) {
     free(suite);
   }
   free_list(subs, nsub);
+  return rc;
+}
+
+/* The capture formats a provider filter reads (framing detected). */
+static int is_capture_name(const char *name) {
+  static const char *const ends[] = {".sse", ".ndjson", ".chunks.jsonl"};
+  size_t l = strlen(name);
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    size_t el = strlen(ends[i]);
+    if (l > el && strcmp(name + l - el, ends[i]) == 0) return 1;
+  }
+  return 0;
+}
+
+static int load_capture(caselist *cl, const char *path, const char *name,
+                        const suite_select *sel, const char *cmd) {
+  if (!selected(sel, name)) return 0;
+  tcase c;
+  memset(&c, 0, sizeof c);
+  answer_init(&c.expect);
+  if (read_file(cmd, path, &c.input, CAPTURE_CASE_MAX)) return -1;
+  c.suite = xstrdup("captures");
+  c.file = xstrdup("captures");
+  c.id = xstrdup(name);
+  c.filter = xstrdup("provider");
+  c.options = xstrdup("{}");
+  c.source = xstrdup(path);
+  c.expect_held = -1;
+  c.verdict = 'y';
+  push_case(cl, &c);
+  return 0;
+}
+
+int captures_load(caselist *cl, const char *path, const suite_select *sel, const char *cmd) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "sluice %s: %s: %s\n", cmd, path, strerror(errno));
+    return -1;
+  }
+  size_t from = cl->n;
+  int rc = 0;
+  if (!S_ISDIR(st.st_mode)) {
+    const char *slash = strrchr(path, '/');
+    rc = load_capture(cl, path, slash ? slash + 1 : path, sel, cmd);
+  } else {
+    size_t n;
+    char **names = list_dir(path, "", &n);
+    if (!names) {
+      fprintf(stderr, "sluice %s: cannot read the folder %s\n", cmd, path);
+      return -1;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+      if (!is_capture_name(names[i])) continue;
+      tbuf full = {0};
+      tbuf_xprintf(&full, "%s/%s", path, names[i]);
+      rc = load_capture(cl, full.p, names[i], sel, cmd);
+      tbuf_free(&full);
+    }
+    free_list(names, n);
+  }
+  if (!rc) rc = check_duplicates(cl, from, cmd);
   return rc;
 }
 

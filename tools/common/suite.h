@@ -45,6 +45,14 @@ typedef struct suite_select {
 int suites_load(caselist *cl, const suite_select *sel, const char *cmd);
 void caselist_free(caselist *cl);
 
+/* Appends a case per recorded provider stream: PATH is a capture file
+ * (.sse, .ndjson, .chunks.jsonl) or a folder of them. Each is a case of
+ * suite "captures", id its file name, filter "provider" with the default
+ * options (framing and provider detected from the content), the file's
+ * bytes as input and no expected answer (the reference's is the one). */
+#define CAPTURE_CASE_MAX (16u << 20)
+int captures_load(caselist *cl, const char *path, const suite_select *sel, const char *cmd);
+
 /* A file of lines "ID NOTE" ('#' comments and blank lines skipped), ID a
  * case id or SUITE/CASE-ID: the known failures of `sluice conform --skip`,
  * the known divergences of `sluice diff`. */

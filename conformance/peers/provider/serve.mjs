@@ -69,8 +69,9 @@ const IDENTIFY = {
     return o.type.startsWith('response.');
   },
   ollama(o) {
-    if ('done' in o || 'response' in o || ('message' in o && 'model' in o)) return true;
+    // first what others have: a Responses event carries a `response` object
     if ('choices' in o || typeof o.type === 'string' || GEMINI.some((k) => k in o) || 'stop' in o) return false;
+    if ('done' in o || typeof o.response === 'string' || ('message' in o && 'model' in o)) return true;
     return undefined;
   },
 };
