@@ -13,6 +13,12 @@
  * is timed here with the harness (this thread's CPU time). Medians of
  * --reps runs on both sides, after a warm-up on both sides.
  *
+ * Each input comes at sizes that double, so that t(2N)/t(N) shows whether
+ * an implementation is linear. Some peers are not (jsonrepair, on input
+ * with a repair every few bytes), so a measurement has a time budget:
+ * a first run over it is the figure for that size, and the larger sizes of
+ * that peer and input are skipped, or a full run would take hours.
+ *
  * A benchmark, not a test: it prints figures and never fails on speed.
  */
 #include "harness.h"
@@ -29,37 +35,41 @@
 #endif
 
 static const char peers_usage[] =
-    "usage: sluice bench peers [--mb N] [--reps N] [--chunk N] [--peer NAME] [--quick]\n"
-    "                          [--json FILE]\n"
+    "usage: sluice bench peers [--mb N] [--reps N] [--chunk N] [--peer NAME] [--budget S]\n"
+    "                          [--quick] [--json FILE]\n"
     "\n"
     "Times the reference filters against their JavaScript peers (the pinned npm\n"
-    "packages in conformance/peers, scripts/install-peers), on N MiB (default 1)\n"
-    "of generated input fed 16 and 4096 bytes at a time (--chunk N: that size\n"
-    "only), as a network delivers it:\n"
-    "  think  the dense text of `sluice bench think` (a '<' every ~35 bytes, a\n"
-    "         <think> block every 1 to 3 KiB) against the AI SDK's\n"
-    "         extractReasoningMiddleware (wrapStream, a turn of the event loop\n"
-    "         per chunk);\n"
-    "  json   the valid input of `sluice bench json`: the json filter, and the\n"
-    "         filter plus jansson's load of its value, against jsonrepair (one\n"
-    "         call on the whole text), jsonrepair/stream (a turn per chunk),\n"
-    "         partial-json, best-effort-json-parser and the AI SDK's\n"
-    "         parsePartialJson (one call on the whole text);\n"
-    "  sse    the OpenAI events of `sluice bench sse` against eventsource-parser\n"
-    "         (createParser, fed each chunk).\n"
+    "packages in conformance/peers, scripts/install-peers) on generated input fed\n"
+    "a chunk at a time, as a network delivers it, at sizes that double, so that\n"
+    "t(2N)/t(N) shows how each scales (2.00: linear):\n"
+    "  think  the dense text of `sluice bench think`, 1, 2 and 4 MiB at chunks of\n"
+    "         4, 64 and 65536 bytes, against the AI SDK's extractReasoningMiddleware\n"
+    "         (wrapStream, a turn of the event loop per chunk);\n"
+    "  json   inputs of `sluice bench json` (valid, llm-messy: a repair every few\n"
+    "         bytes) and a valid document cut mid-string (truncated), 1, 2, 4 and\n"
+    "         8 MiB at 4096-byte chunks: the json filter, and the filter plus\n"
+    "         jansson's load of its value (the reference: the peers make a value),\n"
+    "         against jsonrepair, jsonrepair/stream (a turn per chunk), partial-json,\n"
+    "         best-effort-json-parser and the AI SDK's parsePartialJson;\n"
+    "  sse    N MiB (--mb, default 50) of the OpenAI events of `sluice bench sse`\n"
+    "         at 16 and 65536-byte chunks against eventsource-parser.\n"
     "event-loop is not a peer: a turn of node's event loop per chunk and nothing\n"
     "else, the floor under the peers driven a turn per chunk.\n"
     "\n"
-    "Prints MB/s on the CPU clock (medians of --reps runs, default 5) and each\n"
-    "peer's CPU time as a multiple of the reference's, and checks that every\n"
-    "peer produced output (\"same\": as many bytes and items as the reference).\n"
-    "--peer NAME runs that peer only (and fails, exit 2, when it cannot run);\n"
-    "--quick: 64 KiB inputs, for a smoke run. A measurement (a peer's warm-up and\n"
-    "runs) that takes over 300 s (60 with --quick) ends the run with an error.\n"
+    "Prints MB/s on the CPU clock (sluice: its thread's; node: process.cpuUsage of\n"
+    "the runner; medians of --reps runs, default 5), each CPU time as a multiple\n"
+    "of the reference's at that size, t(2N)/t(N), and whether the peer's output\n"
+    "is the reference's (\"same\": as many bytes and items). \"fails\": the peer\n"
+    "threw on that input. --budget S (default 20): a measurement whose first run\n"
+    "takes longer shows that run, and the peer's larger sizes of that input print\n"
+    "\"over budget\" (its timed runs also stop once together over S). --chunk N:\n"
+    "that chunk size only; --peer NAME: that peer only (exit 2 when it cannot run);\n"
+    "--quick: 16 KiB units and a 5 s budget, for a smoke run.\n"
     "Without node or the packages it prints \"peers not installed\" and exits 0.\n";
 
 /* The reference's CPU time is this thread's; the peer's is its process's.
- * A measurement that runs longer than this is given up (seconds). */
+ * A measurement that runs longer than this (or 15 budgets) is given up
+ * (seconds). */
 #define PEER_TIMEOUT 300.0
 
 typedef struct peer {
