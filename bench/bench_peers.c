@@ -13,6 +13,12 @@
  * is timed here with the harness (this thread's CPU time). Medians of
  * --reps runs on both sides, after a warm-up on both sides.
  *
+ * Each input comes at sizes that double, so that t(2N)/t(N) shows whether
+ * an implementation is linear. Some peers are not (jsonrepair, on input
+ * with a repair every few bytes), so a measurement has a time budget:
+ * a first run over it is the figure for that size, and the larger sizes of
+ * that peer and input are skipped, or a full run would take hours.
+ *
  * A benchmark, not a test: it prints figures and never fails on speed.
  */
 #include "harness.h"
@@ -29,37 +35,41 @@
 #endif
 
 static const char peers_usage[] =
-    "usage: sluice bench peers [--mb N] [--reps N] [--chunk N] [--peer NAME] [--quick]\n"
-    "                          [--json FILE]\n"
+    "usage: sluice bench peers [--mb N] [--reps N] [--chunk N] [--peer NAME] [--budget S]\n"
+    "                          [--quick] [--json FILE]\n"
     "\n"
     "Times the reference filters against their JavaScript peers (the pinned npm\n"
-    "packages in conformance/peers, scripts/install-peers), on N MiB (default 1)\n"
-    "of generated input fed 16 and 4096 bytes at a time (--chunk N: that size\n"
-    "only), as a network delivers it:\n"
-    "  think  the dense text of `sluice bench think` (a '<' every ~35 bytes, a\n"
-    "         <think> block every 1 to 3 KiB) against the AI SDK's\n"
-    "         extractReasoningMiddleware (wrapStream, a turn of the event loop\n"
-    "         per chunk);\n"
-    "  json   the valid input of `sluice bench json`: the json filter, and the\n"
-    "         filter plus jansson's load of its value, against jsonrepair (one\n"
-    "         call on the whole text), jsonrepair/stream (a turn per chunk),\n"
-    "         partial-json, best-effort-json-parser and the AI SDK's\n"
-    "         parsePartialJson (one call on the whole text);\n"
-    "  sse    the OpenAI events of `sluice bench sse` against eventsource-parser\n"
-    "         (createParser, fed each chunk).\n"
+    "packages in conformance/peers, scripts/install-peers) on generated input fed\n"
+    "a chunk at a time, as a network delivers it, at sizes that double, so that\n"
+    "t(2N)/t(N) shows how each scales (2.00: linear):\n"
+    "  think  the dense text of `sluice bench think`, 1, 2 and 4 MiB at chunks of\n"
+    "         4, 64 and 65536 bytes, against the AI SDK's extractReasoningMiddleware\n"
+    "         (wrapStream, a turn of the event loop per chunk);\n"
+    "  json   inputs of `sluice bench json` (valid, llm-messy: a repair every few\n"
+    "         bytes) and a valid document cut mid-string (truncated), 1, 2, 4 and\n"
+    "         8 MiB at 4096-byte chunks: the json filter, and the filter plus\n"
+    "         jansson's load of its value (the reference: the peers make a value),\n"
+    "         against jsonrepair, jsonrepair/stream (a turn per chunk), partial-json,\n"
+    "         best-effort-json-parser and the AI SDK's parsePartialJson;\n"
+    "  sse    N MiB (--mb, default 50) of the OpenAI events of `sluice bench sse`\n"
+    "         at 16 and 65536-byte chunks against eventsource-parser.\n"
     "event-loop is not a peer: a turn of node's event loop per chunk and nothing\n"
     "else, the floor under the peers driven a turn per chunk.\n"
     "\n"
-    "Prints MB/s on the CPU clock (medians of --reps runs, default 5) and each\n"
-    "peer's CPU time as a multiple of the reference's, and checks that every\n"
-    "peer produced output (\"same\": as many bytes and items as the reference).\n"
-    "--peer NAME runs that peer only (and fails, exit 2, when it cannot run);\n"
-    "--quick: 64 KiB inputs, for a smoke run. A measurement (a peer's warm-up and\n"
-    "runs) that takes over 300 s (60 with --quick) ends the run with an error.\n"
+    "Prints MB/s on the CPU clock (sluice: its thread's; node: process.cpuUsage of\n"
+    "the runner; medians of --reps runs, default 5), each CPU time as a multiple\n"
+    "of the reference's at that size, t(2N)/t(N), and whether the peer's output\n"
+    "is the reference's (\"same\": as many bytes and items). \"fails\": the peer\n"
+    "threw on that input. --budget S (default 20): a measurement whose first run\n"
+    "takes longer shows that run, and the peer's larger sizes of that input print\n"
+    "\"over budget\" (its timed runs also stop once together over S). --chunk N:\n"
+    "that chunk size only; --peer NAME: that peer only (exit 2 when it cannot run);\n"
+    "--quick: 16 KiB units and a 5 s budget, for a smoke run.\n"
     "Without node or the packages it prints \"peers not installed\" and exits 0.\n";
 
 /* The reference's CPU time is this thread's; the peer's is its process's.
- * A measurement that runs longer than this is given up (seconds). */
+ * A measurement that runs longer than this (or 15 budgets) is given up
+ * (seconds). */
 #define PEER_TIMEOUT 300.0
 
 typedef struct peer {
@@ -224,6 +234,8 @@ typedef struct peer_result {
   double cpu; /* median seconds per run */
   output out;
   unsigned long checksum;
+  int over; /* its one run took longer than the budget */
+  int runs; /* how many runs the median is of */
   char error[200];
 } peer_result;
 
@@ -231,10 +243,10 @@ typedef struct peer_result {
  * Returns -1 when the runner itself failed (it is stopped then; the reason
  * was printed), else 0 with *res (res->ok 0: the peer threw). */
 static int runner_measure(runner *r, const char *name, const char *file, size_t chunk, int reps,
-                          peer_result *res) {
+                          double budget, peer_result *res) {
   memset(res, 0, sizeof *res);
-  json_t *cmd = json_pack("{s:s, s:s, s:I, s:i}", "peer", name, "file", file, "chunk",
-                          (json_int_t)chunk, "reps", reps);
+  json_t *cmd = json_pack("{s:s, s:s, s:I, s:i, s:f}", "peer", name, "file", file, "chunk",
+                          (json_int_t)chunk, "reps", reps, "budget", budget);
   char *line = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
   json_decref(cmd);
   if (!line) die("out of memory");
@@ -280,6 +292,8 @@ static int runner_measure(runner *r, const char *name, const char *file, size_t 
     res->out.bytes = (uint64_t)json_integer_value(json_object_get(a, "out_bytes"));
     res->out.items = (uint64_t)json_integer_value(json_object_get(a, "items"));
     res->checksum = (unsigned long)json_integer_value(json_object_get(a, "checksum"));
+    res->over = json_is_true(json_object_get(a, "over_budget"));
+    res->runs = (int)k;
     res->ok = 1;
   }
   json_decref(a);
@@ -288,38 +302,67 @@ static int runner_measure(runner *r, const char *name, const char *file, size_t 
 
 /* ---------------- inputs ---------------- */
 
+/* What is measured: a filter's input of one kind at several sizes (each
+ * twice the one before, for t(2N)/t(N)), fed at each chunk size. */
+#define MAX_SIZES 4
+#define MAX_CHUNKS 3
+typedef struct bcase {
+  const char *filter, *kind;
+  size_t nsizes, sizes[MAX_SIZES]; /* bytes, before the generator rounds up */
+  size_t nchunks, chunks[MAX_CHUNKS];
+} bcase;
+
 typedef struct input {
-  const char *filter;
   char *text;
   size_t n;
   tbuf path; /* the temporary file the runner reads */
 } input;
 
-/* Generates the filter's input and writes it to a new temporary file. */
-static int input_make(input *in, const char *filter, size_t size) {
-  memset(in, 0, sizeof *in);
-  in->filter = filter;
-  if (strcmp(filter, "think") == 0) {
-    in->text = bench_think_text("dense", size);
-    in->n = size;
-  } else if (strcmp(filter, "json") == 0) {
-    in->text = bench_json_text("valid", size, &in->n);
-  } else {
-    tbuf b = {0};
-    if (bench_sse_text(&b, size) == 0) in->text = tbuf_take(&b, &in->n);
-    tbuf_free(&b);
+/* A valid document cut in the middle of a string near its end, as a
+ * stream that stopped does: what the partial-JSON parsers are for. */
+static char *truncated_json(size_t size, size_t *n) {
+  char *t = bench_json_text("valid", size, n);
+  char *q = t && *n > 400 ? strstr(t + *n - 400, "line\\nwith") : NULL;
+  if (!q) {
+    free(t);
+    return NULL;
   }
+  *n = (size_t)(q - t) + 2;
+  t[*n] = '\0';
+  return t;
+}
+
+static char *generate(const bcase *c, size_t size, size_t *n) {
+  if (strcmp(c->filter, "think") == 0) {
+    *n = size;
+    return bench_think_text(c->kind, size);
+  }
+  if (strcmp(c->filter, "json") == 0)
+    return strcmp(c->kind, "truncated") == 0 ? truncated_json(size, n)
+                                             : bench_json_text(c->kind, size, n);
+  tbuf b = {0};
+  char *t = bench_sse_text(&b, size) == 0 ? tbuf_take(&b, n) : NULL;
+  tbuf_free(&b);
+  return t;
+}
+
+/* Generates the case's input and writes it to a new temporary file. */
+static int input_make(input *in, const bcase *c, size_t size) {
+  memset(in, 0, sizeof *in);
+  in->text = generate(c, size, &in->n);
   if (!in->text) {
-    fprintf(stderr, "sluice bench peers: out of memory generating the %s input\n", filter);
+    fprintf(stderr, "sluice bench peers: cannot generate the %s %s input\n", c->filter,
+            c->kind);
     return -1;
   }
   const char *dir = getenv("TMPDIR");
   tbuf_xprintf(&in->path, "%s/sluice-bench-peers-%s-XXXXXX", dir && *dir ? dir : "/tmp",
-               filter);
+               c->filter);
   int fd = mkstemp(in->path.p);
   if (fd < 0) {
     fprintf(stderr, "sluice bench peers: cannot create %s: %s\n", in->path.p, strerror(errno));
     tbuf_free(&in->path);
+    free(in->text);
     return -1;
   }
   int bad = write_all(fd, in->text, in->n);
@@ -328,6 +371,7 @@ static int input_make(input *in, const char *filter, size_t size) {
     fprintf(stderr, "sluice bench peers: cannot write %s: %s\n", in->path.p, strerror(errno));
     unlink(in->path.p);
     tbuf_free(&in->path);
+    free(in->text);
     return -1;
   }
   return 0;
@@ -340,116 +384,245 @@ static void input_free(input *in) {
   free(in->text);
 }
 
-/* ---------------- the table ---------------- */
+/* ---------------- a table: one case at one chunk size ---------------- */
 
-static void row(const char *filter, const char *who, size_t chunk, size_t bytes, double cpu,
-                double ref_cpu, const char *check) {
-  /* two digits below 1, where the peer is the faster */
-  char ratio[24] = "-";
-  if (ref_cpu > 0)
-    snprintf(ratio, sizeof ratio, cpu < ref_cpu ? "%.2fx" : "%.1fx", cpu / ref_cpu);
-  fprintf(bench_out, "%-6s %-26s %6zu %10.1f %10s  %s\n", filter, who, chunk,
-          bench_mbs(bytes, cpu), ratio, check);
+/* A row's figure at one size. OVER: not measured, a smaller size of the
+ * same row was over the budget already. */
+enum cell_state { C_NONE, C_OK, C_FAILS, C_OVER };
+typedef struct cell {
+  enum cell_state st;
+  double cpu; /* seconds per run */
+  size_t bytes;
+  output out;
+} cell;
+
+/* The rows: the reference's (json: the filter alone, then the filter plus
+ * jansson's load, the reference, since the peers make a value) and the
+ * wanted peers of the filter (think: and the event-loop floor). */
+#define MAX_ROWS (2 + NPEERS)
+typedef struct table {
+  const bcase *c;
+  size_t chunk;
+  size_t nrows, ref; /* ref: the row the ratios are to */
+  const char *name[MAX_ROWS];
+  int peer[MAX_ROWS]; /* index in peers[], -1: the reference's */
+  cell cells[MAX_ROWS][MAX_SIZES];
+} table;
+
+typedef struct plan {
+  const bench_args *a;
+  double budget;
+  int want[NPEERS];
+} plan;
+
+static void table_init(table *t, const plan *pl, const bcase *c, size_t chunk) {
+  memset(t, 0, sizeof *t);
+  t->c = c;
+  t->chunk = chunk;
+  int json = strcmp(c->filter, "json") == 0;
+  t->name[t->nrows] = json ? "sluice-filter" : "sluice";
+  t->peer[t->nrows++] = -1;
+  if (json) {
+    t->name[t->nrows] = "sluice+jansson";
+    t->peer[t->nrows++] = -1;
+  }
+  t->ref = t->nrows - 1;
+  for (size_t i = 0; i < NPEERS; i++) {
+    int mine = peers[i].filter ? strcmp(peers[i].filter, c->filter) == 0
+                               : strcmp(c->filter, "think") == 0;
+    if (!mine || !pl->want[i]) continue;
+    t->name[t->nrows] = peers[i].name;
+    t->peer[t->nrows++] = (int)i;
+  }
 }
 
-/* A --json row; checksum: the peer's FNV-1a of its output (0: none). */
-static void report(const char *filter, const char *who, size_t chunk, size_t bytes, double cpu,
-                   double ref_cpu, const output *out, unsigned long checksum, const char *error) {
+/* Is there a peer in the case's tables? The reference alone is no table. */
+static int case_wanted(const plan *pl, const bcase *c) {
+  table t;
+  table_init(&t, pl, c, 1);
+  return t.nrows > t.ref + 1;
+}
+
+/* ---------------- measuring ---------------- */
+
+/* The reference's rows at size si: its CPU time (json: without, then with
+ * jansson's load of the value) and what came out. */
+static void measure_reference(const plan *pl, table *t, size_t si, const input *in) {
+  ref_run r = {t->c->filter, in->text, in->n, t->chunk, 0, 0, {0, 0}, {0}};
+  int inner = bench_inner(in->n, 8u << 20);
+  for (size_t row = 0; row <= t->ref; row++) {
+    cell *c = &t->cells[row][si];
+    c->bytes = in->n;
+    r.with_load = row > 0;
+    r.failed = 0;
+    bench_time bt = bench_measure(ref_body, &r, pl->a->reps, inner);
+    int bad = r.failed || (strcmp(t->c->filter, "json") == 0 && value_output(&r.value, &r.out));
+    c->st = bad ? C_FAILS : C_OK;
+    c->cpu = bt.cpu;
+    c->out = r.out;
+  }
+  tbuf_free(&r.value);
+}
+
+/* A --json row for one cell. */
+static void report(const table *t, size_t row, size_t si, const peer_result *res) {
+  const cell *c = &t->cells[row][si], *ref = &t->cells[t->ref][si];
   json_t *r = json_object();
-  json_object_set_new(r, "filter", json_string(filter));
-  json_object_set_new(r, "impl", json_string(who));
-  json_object_set_new(r, "chunk", json_integer((json_int_t)chunk));
-  json_object_set_new(r, "bytes", json_integer((json_int_t)bytes));
-  json_object_set_new(r, "clock", json_string(strncmp(who, "sluice", 6) == 0
+  json_object_set_new(r, "filter", json_string(t->c->filter));
+  json_object_set_new(r, "kind", json_string(t->c->kind));
+  json_object_set_new(r, "impl", json_string(t->name[row]));
+  json_object_set_new(r, "chunk", json_integer((json_int_t)t->chunk));
+  json_object_set_new(r, "bytes", json_integer((json_int_t)c->bytes));
+  json_object_set_new(r, "clock", json_string(t->peer[row] < 0
                                                   ? "CLOCK_THREAD_CPUTIME_ID"
                                                   : "process.cpuUsage (user + system)"));
-  if (error) {
-    json_object_set_new(r, "error", json_string(error));
-  } else {
-    json_object_set_new(r, "cpu_s", json_real(cpu));
-    json_object_set_new(r, "mb_s", json_real(bench_mbs(bytes, cpu)));
-    if (ref_cpu > 0) json_object_set_new(r, "vs_reference", json_real(cpu / ref_cpu));
-    json_object_set_new(r, "out_bytes", json_integer((json_int_t)out->bytes));
-    json_object_set_new(r, "out_items", json_integer((json_int_t)out->items));
-    if (checksum) json_object_set_new(r, "checksum", json_integer((json_int_t)checksum));
+  json_object_set_new(r, "status", json_string(c->st == C_OK      ? "ok"
+                                               : c->st == C_FAILS ? "fails"
+                                                                  : "over budget"));
+  if (res && !res->ok) json_object_set_new(r, "error", json_string(res->error));
+  if (c->st == C_OK) {
+    json_object_set_new(r, "cpu_s", json_real(c->cpu));
+    json_object_set_new(r, "mb_s", json_real(bench_mbs(c->bytes, c->cpu)));
+    if (ref->st == C_OK) json_object_set_new(r, "vs_reference", json_real(c->cpu / ref->cpu));
+    if (si > 0 && t->cells[row][si - 1].st == C_OK)
+      json_object_set_new(r, "t_2n_over_t_n", json_real(c->cpu / t->cells[row][si - 1].cpu));
+    json_object_set_new(r, "out_bytes", json_integer((json_int_t)c->out.bytes));
+    json_object_set_new(r, "out_items", json_integer((json_int_t)c->out.items));
+  }
+  if (res && res->ok) {
+    json_object_set_new(r, "runs", json_integer(res->runs));
+    json_object_set_new(r, "over_budget", json_boolean(res->over));
+    if (res->checksum) json_object_set_new(r, "checksum", json_integer((json_int_t)res->checksum));
   }
   bench_report_add("peers", r);
 }
 
-/* ---------------- the run ---------------- */
-
-typedef struct plan {
-  const bench_args *a;
-  size_t size;
-  const size_t *chunks;
-  size_t nchunks;
-  int want[NPEERS];
-} plan;
-
-/* The reference over one input at one chunk size: prints its row(s);
- * returns its CPU time (json: with jansson's load), or -1. */
-static double run_reference(const plan *pl, const input *in, size_t chunk, output *out) {
-  ref_run r = {in->filter, in->text, in->n, chunk, 0, 0, {0, 0}, {0}};
-  int inner = bench_inner(in->n, 8u << 20);
-  bench_time t = bench_measure(ref_body, &r, pl->a->reps, inner);
-  if (r.failed) {
-    fprintf(stderr, "sluice bench peers: the %s filter failed on its input\n", in->filter);
-    tbuf_free(&r.value);
-    return -1;
-  }
-  *out = r.out;
-  double cpu = t.cpu;
-  if (strcmp(in->filter, "json") == 0) {
-    if (value_output(&r.value, out)) {
-      fprintf(stderr, "sluice bench peers: jansson cannot load the json filter's value\n");
-      tbuf_free(&r.value);
-      return -1;
-    }
-    row(in->filter, "sluice (filter only)", chunk, in->n, t.cpu, 0, "");
-    report(in->filter, "sluice", chunk, in->n, t.cpu, 0, out, 0, NULL);
-    r.with_load = 1;
-    cpu = bench_measure(ref_body, &r, pl->a->reps, inner).cpu;
-    row(in->filter, "sluice + jansson load", chunk, in->n, cpu, cpu, "reference");
-    report(in->filter, "sluice+jansson", chunk, in->n, cpu, 0, out, 0, NULL);
-  } else {
-    row(in->filter, "sluice", chunk, in->n, cpu, cpu, "reference");
-    report(in->filter, "sluice", chunk, in->n, cpu, 0, out, 0, NULL);
-  }
-  tbuf_free(&r.value);
-  return cpu;
-}
-
-/* Each wanted peer of the input's filter (filter NULL: the floor) at one
- * chunk size. -1 when the runner failed. */
-static int run_peers(const plan *pl, runner *rn, const input *in, const char *filter,
-                     size_t chunk, double ref_cpu, const output *ref) {
-  for (size_t i = 0; i < NPEERS; i++) {
-    const peer *p = &peers[i];
-    int mine = filter ? p->filter && strcmp(p->filter, filter) == 0 : p->filter == NULL;
-    if (!mine || !pl->want[i]) continue;
-    peer_result res;
-    if (runner_measure(rn, p->name, in->path.p, chunk, pl->a->reps, &res)) return -1;
-    const char *shown = filter ? filter : "-";
-    if (!res.ok) {
-      fprintf(bench_out, "%-6s %-26s %6zu %10s %10s  failed: %s\n", shown, p->name, chunk, "-",
-              "-", res.error);
-      report(shown, p->name, chunk, in->n, 0, 0, NULL, 0, res.error);
+/* The peers' rows at size si. A row that was over the budget at a smaller
+ * size is not run again (it would only be slower). -1 when the runner
+ * failed. */
+static int measure_peers(const plan *pl, runner *rn, table *t, size_t si, const input *in) {
+  for (size_t row = t->ref + 1; row < t->nrows; row++) {
+    cell *c = &t->cells[row][si];
+    c->bytes = in->n;
+    if (si > 0 && t->cells[row][si - 1].st == C_OVER) c->st = C_OVER;
+    if (c->st == C_OVER) {
+      report(t, row, si, NULL);
       continue;
     }
-    char check[96];
-    if (!filter) snprintf(check, sizeof check, "(not a peer: the floor of a turn per chunk)");
-    else if (res.out.bytes == 0) snprintf(check, sizeof check, "NO OUTPUT");
-    else if (res.out.bytes == ref->bytes && res.out.items == ref->items)
-      snprintf(check, sizeof check, "same");
-    else
-      snprintf(check, sizeof check, "differs: %llu bytes, %llu items (sluice %llu, %llu)",
-               (unsigned long long)res.out.bytes, (unsigned long long)res.out.items,
-               (unsigned long long)ref->bytes, (unsigned long long)ref->items);
-    row(shown, p->name, chunk, in->n, res.cpu, filter ? ref_cpu : 0, check);
-    report(shown, p->name, chunk, in->n, res.cpu, filter ? ref_cpu : 0, &res.out, res.checksum,
-           NULL);
+    peer_result res;
+    if (runner_measure(rn, peers[t->peer[row]].name, in->path.p, t->chunk, pl->a->reps,
+                       pl->budget, &res))
+      return -1;
+    c->st = res.ok ? C_OK : C_FAILS;
+    c->cpu = res.cpu;
+    c->out = res.out;
+    report(t, row, si, &res);
+    /* this size is shown; the larger ones are skipped */
+    if (res.over && si + 1 < t->c->nsizes) t->cells[row][si + 1].st = C_OVER;
   }
   return 0;
+}
+
+/* ---------------- printing ---------------- */
+
+/* "4 MiB", "64 KiB": a size as the tables name it. */
+static void size_label(char *s, size_t cap, size_t bytes) {
+  if (bytes >= 1u << 20) snprintf(s, cap, "%zuM", bytes >> 20);
+  else snprintf(s, cap, "%zuK", bytes >> 10);
+}
+
+/* MB/s with three significant digits or so, down to a quadratic peer's
+ * thousandths. */
+static void mbs_text(char *s, size_t cap, double mbs) {
+  snprintf(s, cap, mbs >= 100 ? "%.0f" : mbs >= 1 ? "%.1f" : "%.3f", mbs);
+}
+
+/* The size cell: MB/s and the CPU time as a multiple of the reference's
+ * (two digits below 1, where the peer is the faster), or why not. */
+static void cell_text(char *s, size_t cap, const cell *c, const cell *ref) {
+  if (c->st != C_OK) {
+    snprintf(s, cap, "%14s", c->st == C_FAILS ? "fails" : c->st == C_OVER ? "over budget" : "-");
+    return;
+  }
+  char m[24], x[24] = "";
+  mbs_text(m, sizeof m, bench_mbs(c->bytes, c->cpu));
+  if (ref->st == C_OK)
+    snprintf(x, sizeof x, c->cpu < ref->cpu ? "%.2fx" : c->cpu < 100 * ref->cpu ? "%.1fx" : "%.0fx",
+             c->cpu / ref->cpu);
+  snprintf(s, cap, "%7s %6s", m, x);
+}
+
+/* What came out, at the largest size both made something: "same" is as
+ * many bytes and items as the reference. */
+static const char *check_text(const table *t, size_t row) {
+  if (row == t->ref) return "reference";
+  if (t->peer[row] >= 0 && !peers[t->peer[row]].filter) return "(not a peer: a turn per chunk)";
+  for (size_t si = t->c->nsizes; si-- > 0;) {
+    const cell *c = &t->cells[row][si], *ref = &t->cells[t->ref][si];
+    if (c->st != C_OK || ref->st != C_OK) continue;
+    if (c->out.bytes == 0) return "NO OUTPUT";
+    return c->out.bytes == ref->out.bytes && c->out.items == ref->out.items ? "same" : "differs";
+  }
+  return "";
+}
+
+static void table_print(const table *t) {
+  const bcase *c = t->c;
+  char lab[24], prev[24];
+  fprintf(bench_out, "%-5s %-15s %-23s %6s", "", "", "", "chunk");
+  for (size_t si = 0; si < c->nsizes; si++) {
+    size_label(lab, sizeof lab, c->sizes[si]);
+    fprintf(bench_out, " %7s %6s", lab, "vs");
+  }
+  for (size_t si = 1; si < c->nsizes; si++) {
+    size_label(lab, sizeof lab, c->sizes[si]);
+    size_label(prev, sizeof prev, c->sizes[si - 1]);
+    tbuf h = {0};
+    tbuf_xprintf(&h, "%s/%s", lab, prev);
+    fprintf(bench_out, " %7s", h.p);
+    tbuf_free(&h);
+  }
+  fprintf(bench_out, "  output\n");
+  for (size_t row = 0; row < t->nrows; row++) {
+    fprintf(bench_out, "%-5s %-15s %-23s %6zu", c->filter, c->kind, t->name[row], t->chunk);
+    for (size_t si = 0; si < c->nsizes; si++) {
+      char s[48];
+      cell_text(s, sizeof s, &t->cells[row][si], &t->cells[t->ref][si]);
+      fprintf(bench_out, " %s", s);
+    }
+    for (size_t si = 1; si < c->nsizes; si++) {
+      const cell *a = &t->cells[row][si - 1], *b = &t->cells[row][si];
+      if (a->st == C_OK && b->st == C_OK) fprintf(bench_out, " %7.2f", b->cpu / a->cpu);
+      else fprintf(bench_out, " %7s", "-");
+    }
+    fprintf(bench_out, "  %s\n", check_text(t, row));
+  }
+  fputc('\n', bench_out);
+}
+
+/* ---------------- the run ---------------- */
+
+/* One case: each size generated once and measured at every chunk size,
+ * then a table per chunk size. -1 when the runner failed. */
+static int run_case(const plan *pl, runner *rn, const bcase *c) {
+  table *tabs = xcalloc(c->nchunks, sizeof *tabs);
+  int rc = 0;
+  for (size_t ci = 0; ci < c->nchunks; ci++) table_init(&tabs[ci], pl, c, c->chunks[ci]);
+  for (size_t si = 0; si < c->nsizes && rc == 0; si++) {
+    input in;
+    if (input_make(&in, c, c->sizes[si])) {
+      rc = -1;
+      break;
+    }
+    for (size_t ci = 0; ci < c->nchunks && rc == 0; ci++) {
+      measure_reference(pl, &tabs[ci], si, &in);
+      rc = measure_peers(pl, rn, &tabs[ci], si, &in);
+    }
+    input_free(&in);
+  }
+  for (size_t ci = 0; ci < c->nchunks && rc == 0; ci++) table_print(&tabs[ci]);
+  free(tabs);
+  return rc;
 }
 
 /* Which peers to run: all, or --peer NAME. 0, or 2 for an unknown name. */
@@ -483,57 +656,54 @@ static int check_installed(const plan *pl) {
   return -1;
 }
 
+/* The cases, at a unit of 1 MiB (--quick: 16 KiB); --chunk N replaces
+ * every chunk set. */
+static size_t make_cases(bcase *cs, const bench_args *a) {
+  size_t u = a->quick ? (size_t)16 << 10 : (size_t)1 << 20, n = 0;
+  cs[n++] = (bcase){"think", "dense", 3, {u, 2 * u, 4 * u}, 3, {4, 64, 65536}};
+  static const char *const kinds[] = {"valid", "llm-messy", "truncated"};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    cs[n++] = (bcase){"json", kinds[k], 4, {u, 2 * u, 4 * u, 8 * u}, 1, {4096}};
+  cs[n++] = (bcase){"sse", "openai", 1, {a->quick ? 16 * u : a->mb << 20}, 2, {16, 65536}};
+  for (size_t i = 0; i < n && a->chunk; i++) {
+    cs[i].nchunks = 1;
+    cs[i].chunks[0] = a->chunk;
+  }
+  return n;
+}
+
 int bench_peers(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, peers_usage, "mb chunk peer quick", 1, &a);
+  int rc = bench_parse(argc, argv, peers_usage, "mb chunk peer quick budget", 50, &a);
   if (rc >= 0) return rc;
-  static const size_t sizes[] = {16, 4096};
-  plan pl = {&a, a.quick ? (size_t)64 << 10 : a.mb << 20, sizes, 2, {0}};
-  if (a.chunk) {
-    pl.chunks = &a.chunk;
-    pl.nchunks = 1;
-  }
+  plan pl = {&a, a.budget ? a.budget : a.quick ? 5 : 20, {0}};
   if ((rc = choose(&pl)) != 0) return rc;
   if ((rc = check_installed(&pl)) >= 0) return rc;
 
   runner rn = {0};
-  if (runner_start(&rn, a.quick ? 60 : PEER_TIMEOUT)) return 1;
+  /* a measurement's first run may be a quadratic peer's, some times the
+   * budget, before it is known to be over it */
+  double limit = pl.budget * 15 > PEER_TIMEOUT ? pl.budget * 15 : PEER_TIMEOUT;
+  if (runner_start(&rn, a.quick ? 60 : limit)) return 1;
+  double t0 = bench_wall_now();
   fprintf(bench_out,
-          "peers: %zu KiB inputs, MB/s on the CPU clock (sluice: this thread; node: its process, "
-          "user + system), medians of %d runs; x: CPU time as a multiple of the reference's\n",
-          pl.size >> 10, a.reps);
-  fprintf(bench_out, "%-6s %-26s %6s %10s %10s  %s\n", "filter", "implementation", "chunk",
-          "MB/s", "vs sluice", "output");
-  static const char *const filters[] = {"think", "json", "sse"};
-  rc = 0;
-  input floor_in = {0};
-  for (size_t fi = 0; fi < sizeof filters / sizeof filters[0] && rc == 0; fi++) {
-    int any = 0;
-    for (size_t i = 0; i < NPEERS; i++)
-      any |= pl.want[i] && peers[i].filter && strcmp(peers[i].filter, filters[fi]) == 0;
-    int floor_here = fi == 0 && pl.want[NPEERS - 1]; /* the floor runs on the think input */
-    if (!any && !floor_here) continue;
-    input in;
-    if (input_make(&in, filters[fi], pl.size)) {
-      rc = 1;
-      break;
-    }
-    for (size_t ci = 0; ci < pl.nchunks && rc == 0 && any; ci++) {
-      output ref;
-      double ref_cpu = run_reference(&pl, &in, pl.chunks[ci], &ref);
-      if (ref_cpu < 0 || run_peers(&pl, &rn, &in, filters[fi], pl.chunks[ci], ref_cpu, &ref))
-        rc = 1;
-    }
-    if (floor_here) floor_in = in;
-    else input_free(&in);
-  }
-  for (size_t ci = 0; ci < pl.nchunks && rc == 0 && floor_in.text; ci++)
-    if (run_peers(&pl, &rn, &floor_in, NULL, pl.chunks[ci], 0, NULL)) rc = 1;
-  if (floor_in.text) input_free(&floor_in);
+          "peers: MB/s on the CPU clock (sluice: this thread, CLOCK_THREAD_CPUTIME_ID; node: "
+          "process.cpuUsage of the runner, user + system), medians of %d runs; vs: CPU time as a "
+          "multiple of the reference's at that size; 2M/1M: t(2N)/t(N), 2.00 = linear; a "
+          "measurement's budget %.0f s\n\n",
+          a.reps, pl.budget);
+  bcase cs[8];
+  size_t n = make_cases(cs, &a);
+  for (size_t i = 0; i < n && rc < 0; i++)
+    if (case_wanted(&pl, &cs[i]) && run_case(&pl, &rn, &cs[i])) rc = 1;
   runner_stop(&rn);
+  if (rc < 0) rc = 0;
   fprintf(bench_out,
           "jsonrepair, partial-json, best-effort-json-parser and ai-sdk-partial-json gather the\n"
           "chunks and parse once at the end (their one interface); ai-sdk and jsonrepair-stream\n"
-          "are awaited a turn of the event loop per chunk (event-loop: that turn alone).\n");
+          "are awaited a turn of the event loop per chunk (event-loop: that turn alone).\n"
+          "fails: the peer threw on that input; over budget: a smaller size took over %.0f s.\n"
+          "the whole run: %.0f s wall\n",
+          pl.budget, bench_wall_now() - t0);
   return rc;
 }

@@ -62,6 +62,7 @@ int bench_parse(int argc, char **argv, const char *usage, const char *allowed, s
       return 2;
     } else if (strcmp(name, "reps") == 0) a->reps = (int)num;
     else if (strcmp(name, "mb") == 0) a->mb = (size_t)num;
+    else if (strcmp(name, "budget") == 0) a->budget = (int)num;
     else a->chunk = (size_t)num;
   }
   return -1;

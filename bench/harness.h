@@ -34,6 +34,7 @@ typedef struct bench_args {
   const char *text;   /* --text NAME: one generated text only */
   const char *json;   /* --json FILE: also write the figures as JSON ("-": stdout) */
   const char *peer;   /* --peer NAME (peers: that one only) */
+  int budget;         /* --budget SECONDS (peers: a measurement's time budget; 0: default) */
   int python;         /* --python: also run the Python port (monitor) */
   int quick;          /* --quick: fewer sizes, for a smoke run */
 } bench_args;
