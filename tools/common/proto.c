@@ -4,6 +4,7 @@
 #include "proto.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -23,6 +24,27 @@ void proto_server_free(proto_server *s) {
   s->out = NULL;
 }
 
+/* A message made readable: every byte that does not belong to a
+ * well-formed UTF-8 sequence becomes '?' (jansson's error text quotes the
+ * input "near" the error and can cut a character in two). */
+static void readable_text(char *out, const char *p) {
+  size_t n = strlen(p), o = 0;
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)p[i];
+    size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len && i + len <= n && sluice_utf8_valid(p + i, len)) {
+      memcpy(out + o, p + i, len);
+      o += len;
+      i += len;
+    } else {
+      out[o++] = '?';
+      i++;
+    }
+  }
+  out[o] = '\0';
+}
+
 /* A fixed line for when an answer cannot be built at all. */
 static int emit_fixed(proto_emit_fn emit, void *user, const char *id, const char *code,
                       const char *message) {
@@ -39,7 +61,14 @@ static int emit_fixed(proto_emit_fn emit, void *user, const char *id, const char
   jw_key(&w, "code");
   jw_string(&w, code, strlen(code));
   jw_key(&w, "message");
-  jw_string(&w, message, strlen(message));
+  char *text = malloc(strlen(message) + 1);
+  if (text) {
+    readable_text(text, message);
+    jw_string(&w, text, strlen(text));
+    free(text);
+  } else {
+    w.failed = 1;
+  }
   jw_key(&w, "offset");
   jw_int(&w, 0);
   jw_end_object(&w);

@@ -49,6 +49,24 @@ sluice_status refrun_feed(refrun *r, const void *p, size_t n) {
   return r->st;
 }
 
+/* Whether jansson can read the value where the answer puts it: one level
+ * down, inside the answer object (a value exactly at jansson's depth limit
+ * reads alone but not there). Checked as the one element of an array. */
+static char *value_readable_in_answer(const char *p, size_t n, char *why, size_t wl,
+                                      int *nomem) {
+  char *boxed = malloc(n + 2);
+  if (!boxed) {
+    *nomem = 1;
+    return NULL;
+  }
+  boxed[0] = '[';
+  if (n) memcpy(boxed + 1, p, n);
+  boxed[n + 1] = ']';
+  char *canon = value_canonical_soft(boxed, n + 2, why, wl, nomem);
+  free(boxed);
+  return canon;
+}
+
 sluice_status refrun_finish(refrun *r) {
   if (r->st != SLUICE_OK) return r->st;
   r->finished = 1;
@@ -70,7 +88,7 @@ sluice_status refrun_finish(refrun *r) {
     if (ev->type != SLUICE_EV_VALUE) continue;
     char why[120];
     int nomem;
-    char *canon = value_canonical_soft(ev->data, ev->data_len, why, sizeof why, &nomem);
+    char *canon = value_readable_in_answer(ev->data, ev->data_len, why, sizeof why, &nomem);
     if (!canon) {
       r->st = nomem ? SLUICE_NOMEM : SLUICE_JSON_INVALID;
       r->err.status = r->st;
