@@ -421,14 +421,19 @@ int capw_open(capture_writer *w, const char *path, json_t *header) {
   return write_line(w);
 }
 
-int capw_piece(capture_writer *w, double t, const char *p, size_t n) {
-  jsonw j;
-  jw_init(&j, &w->line);
-  jw_begin_object(&j);
+/* A capture line's start: the object and its time offset. */
+static void line_at(jsonw *j, capture_writer *w, double t) {
+  jw_init(j, &w->line);
+  jw_begin_object(j);
   char num[40];
   snprintf(num, sizeof num, "%.6f", t);
-  jw_key(&j, "t");
-  jw_raw(&j, num, strlen(num));
+  jw_key(j, "t");
+  jw_raw(j, num, strlen(num));
+}
+
+int capw_piece(capture_writer *w, double t, const char *p, size_t n) {
+  jsonw j;
+  line_at(&j, w, t);
   jw_bytes_field(&j, "data", p, n);
   jw_end_object(&j);
   if (j.failed) die("out of memory");
@@ -439,12 +444,7 @@ int capw_close(capture_writer *w, double t, const char *how) {
   int rc = 0;
   if (w->fp) {
     jsonw j;
-    jw_init(&j, &w->line);
-    jw_begin_object(&j);
-    char num[40];
-    snprintf(num, sizeof num, "%.6f", t);
-    jw_key(&j, "t");
-    jw_raw(&j, num, strlen(num));
+    line_at(&j, w, t);
     jw_key(&j, "end");
     jw_string(&j, how, strlen(how));
     jw_end_object(&j);

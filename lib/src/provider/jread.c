@@ -17,7 +17,7 @@ static int fail(jr *r, const char *at, const char *why) {
 
 void jr_init(jr *r, const char *p, size_t n) {
   r->p = r->start = p;
-  r->end = p + n;
+  r->end = p ? p + n : p; /* no arithmetic on NULL (an empty payload may have none) */
   r->why = NULL;
   r->at = 0;
 }
