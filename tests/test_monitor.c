@@ -91,10 +91,18 @@ static size_t utf8(uint32_t c, char *o) {
  * An allocator that fails at the k-th call: for every k until a run makes
  * no failing call, the filter must answer SLUICE_NOMEM (never crash, never
  * claim success after a lost allocation). */
-static void inject(void) {
+/* Every allocation fails in turn: a clean NOMEM, nothing leaked. With
+ * near_loops (after 30000 letters that never loop, blocks of 100 letters,
+ * five copies each: under the current profile's 20), the current profile
+ * extends its bands' index for the quasi check, an allocation in the
+ * middle of a checkpoint. */
+static void inject(int near_loops) {
   /* Long enough to grow the history and add bands. */
   static char in[60000];
   for (size_t i = 0; i < sizeof in; i++) in[i] = (char)('a' + rnd(26)); /* never loops */
+  if (near_loops)
+    for (size_t i = 0; i < sizeof in; i++)
+      if (i >= 30000 && i % 500 >= 100) in[i] = in[i - 100];
   for (long k = 0;; k++) {
     test_faulty fa;
     sluice_mem mem = test_faulty_mem(&fa, k);
@@ -102,6 +110,7 @@ static void inject(void) {
     sluice_monitor_opts o;
     sluice_monitor_opts_init(&o);
     o.repetition_interval = 7;
+    if (near_loops) o.profile = SLUICE_MONITOR_CURRENT;
     sluice_status st = sluice_monitor_new(&f, &o, NULL, &mem, NULL);
     if (st == SLUICE_OK) {
       for (size_t i = 0; i < sizeof in && st == SLUICE_OK; i += 1000)
@@ -193,7 +202,8 @@ static size_t gen_long(uint32_t *s, size_t cap, int current) {
 }
 
 int main(int argc, char **argv) {
-  inject();
+  inject(0);
+  inject(1);
   int iters = argc > 1 ? atoi(argv[1]) : 1000;
   static uint32_t s[LONG_CAP];
   sluice_output *out;

@@ -93,7 +93,7 @@
 
 typedef unsigned __int128 u128;
 
-#define NCAND 32 /* distances a band carries between its lookups */
+#define NHITS 128 /* distances a band carries between its lookups */
 
 typedef struct band {
   uint64_t lo, hi; /* the lengths L in [lo, hi] this band finds */
@@ -110,10 +110,20 @@ typedef struct band {
   uint64_t *head;  /* head[slot]: the last entry with that slot (0: none) */
   uint32_t tmask;
   uint64_t next;   /* the next position to insert */
-  /* the distances n - e the last lookup found, at position looked */
+  /* The distances n - e of the earlier ends of the marker the last lookup
+   * found, at position looked, up to the band's reach; -1: more than
+   * NHITS, and the band looks up at every checkpoint. */
   uint64_t looked;
-  int ncand; /* -1: too many; look up at every checkpoint */
-  uint32_t cand[NCAND];
+  int nhits;
+  uint32_t hits[NHITS];
+  /* the lookup's markers, and the distances its walk has covered: up to
+   * near at the lookup, up to far once quasi_possible needed them */
+  uint64_t fx[MAX_STEP];
+  uint64_t near, far;
+  int far_done;
+  /* the index reaches band_reach, not only the lookups' window: set the
+   * first time quasi_possible needs the far part (most text never does) */
+  int extended;
 } band;
 
 typedef struct interval {
@@ -150,6 +160,7 @@ typedef struct monitor {
   int nbands;
   interval iv[NINTERVALS];
   int niv;
+  int nomem; /* an allocation failed inside the detector */
 } monitor;
 
 /* ---------------- thresholds ---------------- */
@@ -250,15 +261,36 @@ static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t p
   return memcmp(s + a, s + b, len * sizeof *s) == 0;
 }
 
+/* The largest k <= max with s[x-1-i] == s[y-1-i] for every i < k (y < x):
+ * how far back two positions agree, four code points at a time where SSE2
+ * is there. */
+static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t max) {
+  uint64_t k = 0;
+#if defined(__SSE2__)
+  for (; k + 4 <= max; k += 4) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + x - k - 4));
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + y - k - 4));
+    unsigned ne = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a, b))) & 0xFu;
+    /* lane 3 is i = k, lane 0 is i = k + 3: the highest differing lane */
+    if (ne) return k + 3 - (uint64_t)(31 - __builtin_clz(ne));
+  }
+#endif
+  while (k < max && s[x - 1 - k] == s[y - 1 - k]) k++;
+  return k;
+}
+
 /* Longest common suffix of S[0..e) and S[0..n), at most cap; past 32 code
  * points by hashes only (an overestimate can only add candidates, which
  * are verified later). */
 static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
-  uint64_t n = m->n, k = 0;
+  uint64_t n = m->n;
   if (cap > e) cap = e;
-  while (k < cap && k < 32 && m->cp[e - 1 - k] == m->cp[n - 1 - k]) k++;
+  uint64_t k = agree_back(m->cp, n, e, cap < 32 ? cap : 32);
   if (k < 32 || k == cap) return k;
-  uint64_t lo = k, hi = cap; /* lo: known common, hi: upper bound */
+  /* in a repeat the whole cap is common, mostly: one comparison */
+  uint64_t pc = powb(cap);
+  if (fp(m, e - cap, cap, pc) == fp(m, n - cap, cap, pc)) return cap;
+  uint64_t lo = k, hi = cap - 1; /* lo: known common, hi: upper bound */
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo + 1) / 2, pl = powb(mid);
     if (fp(m, e - mid, mid, pl) == fp(m, n - mid, mid, pl)) lo = mid;
@@ -297,6 +329,12 @@ static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n, c = n - L, count = 1, pl = L > EQ_DIRECT ? powb(L) : 0;
   const uint32_t *s = m->cp;
   uint32_t last = s[n - 1];
+  /* Gap-0 copies first, in one comparison: while S[c-L..c) is C, it is the
+   * nearest copy there can be (q <= c - L), so a stretch where the text
+   * has period L gives one copy per L code points agreeing. */
+  uint64_t k = agree_back(s, n, n - L, (r - 1) * L < c ? (r - 1) * L : c);
+  count += k / L;
+  c -= k / L * L;
   while (count < r && c >= L) {
     uint64_t lo = c + 1 >= 2 * L ? c + 1 - 2 * L : 0;
     /* the nearest q in [lo, c - L] whose copy ends like C, then the rest */
@@ -367,9 +405,33 @@ static uint64_t band_hi(const monitor *m, const band *b, uint64_t n) {
   return b->hi < thr ? b->hi : thr;
 }
 
-/* Ring entries the band needs now: its window (n - 2*hiL - step, n]. */
+/* How far back from n the band's index must reach. A lookup looks at
+ * distances under 2*hiL. With quasi matching, quasi_possible looks for the
+ * ends of the r-1 copies before C, at distances up to (2L-1)(r-1) (each
+ * copy starts less than 2L after the previous one's start); reps does not
+ * grow with L, so reps(lo) serves the whole band. Never more than the
+ * history. */
+static uint64_t band_reach(const monitor *m, const band *b) {
+  uint64_t hiL = band_hi(m, b, m->n), reach = 2 * hiL;
+  if (m->quasi) reach *= reps(m, b->lo) - 1;
+  return reach < m->n + b->step ? reach : m->n + b->step;
+}
+
+/* Ring entries the band needs now: the lookups' window (2*hiL); once
+ * extended, the reach from a lookup up to slack code points back
+ * (quasi_possible walks the far part after the lookup). A step each side. */
 static uint64_t band_need(const monitor *m, const band *b) {
-  return (2 * band_hi(m, b, m->n) + 2 * b->step) / b->step + 2;
+  uint64_t reach = b->extended ? band_reach(m, b) + b->slack : 2 * band_hi(m, b, m->n);
+  return (reach + 2 * b->step) / b->step + 2;
+}
+
+/* Table slots: about one per indexed position of the lookups' window, so
+ * that a lookup walks few foreign positions; once extended, one per four
+ * positions of the reach, so that the far walks stay short too. */
+static uint64_t band_slots(const monitor *m, const band *b) {
+  uint64_t w = (2 * band_hi(m, b, m->n) + 2 * b->step) / b->step + 2;
+  if (b->extended && band_need(m, b) / 4 > w) w = band_need(m, b) / 4;
+  return w;
 }
 
 /* (Re)builds the ring and table for the current window, from H. */
@@ -377,8 +439,9 @@ static int band_build(monitor *m, band *b) {
   uint64_t need = band_need(m, b);
   uint32_t rs = b->rmask ? b->rmask + 1 : 64;
   while (rs < need) rs <<= 1;
-  uint32_t ts = 64;
-  while (ts < rs) ts <<= 1; /* about one position a slot */
+  uint64_t slots = band_slots(m, b);
+  uint32_t ts = b->tmask ? b->tmask + 1 : 64;
+  while (ts < slots) ts <<= 1;
   if (rs != b->rmask + 1 || !b->ring) {
     uint64_t *ring = sluicep_realloc(&m->base.mem, b->ring, (size_t)rs * sizeof *ring);
     if (!ring) return -1;
@@ -398,7 +461,7 @@ static int band_build(monitor *m, band *b) {
   if (from < b->l) from = (b->l + b->step - 1) / b->step * b->step;
   b->next = from;
   band_insert_to(m, b, top);
-  b->ncand = -1; /* look up afresh */
+  b->nhits = -1; /* look up afresh */
   return 0;
 }
 
@@ -438,12 +501,84 @@ static int bands_update(monitor *m) {
   uint64_t top = m->nblocks * GRID;
   for (int i = 0; i < m->nbands; i++) {
     band *b = &m->bands[i];
-    if ((uint64_t)b->rmask + 1 < band_need(m, b)) {
+    if ((uint64_t)b->rmask + 1 < band_need(m, b) || (uint64_t)b->tmask + 1 < band_slots(m, b)) {
       if (band_build(m, b)) return -1;
       continue;
     }
     band_insert_to(m, b, top);
   }
+  return 0;
+}
+
+/* The band whose lengths hold L (65 <= L <= thr). */
+static band *band_of(monitor *m, uint64_t L) {
+  int i = 0;
+  while (i + 1 < m->nbands && L > m->bands[i].hi) i++;
+  return &m->bands[i];
+}
+
+/* out[j] = hash of S[0..end-j) for j < count (count >= 1): one prefix,
+ * then one code point at a time. */
+static void hashes_before(const monitor *m, uint64_t end, uint64_t count, uint64_t *out) {
+  uint64_t x0 = end - count + 1, h = prefix(m, x0);
+  for (uint64_t x = x0;; x++) {
+    out[end - x] = h;
+    if (x == end) break;
+    h = extend(h, m->cp[x]);
+  }
+}
+
+/* Walks the lookup's markers on from its near distance to its far one,
+ * adding what it finds to the band's list (or dropping the list when
+ * full). Positions indexed since the lookup are at the chains' heads and
+ * passed over. */
+static void band_far(band *b) {
+  uint64_t n0 = b->looked;
+  b->far_done = 1;
+  for (uint64_t j = 0; j < b->step; j++) {
+    uint64_t fx = b->fx[j], tag = tag_of(fx);
+    uint64_t elow = n0 - j > b->far ? n0 - j - b->far : 0, ehigh = n0 - j - b->near;
+    for (uint64_t x = b->head[slot_of(b, fx)];; x = b->ring[(x & 0xFFFFFFFFu) >> b->shift & b->rmask]) {
+      uint64_t e = x & 0xFFFFFFFFu;
+      if (e < elow || e == 0) break;
+      if (e > ehigh || (x & ~(uint64_t)0xFFFFFFFFu) != tag) continue;
+      if (b->nhits == NHITS) {
+        b->nhits = -1;
+        return;
+      }
+      b->hits[b->nhits++] = (uint32_t)(n0 - e - j);
+    }
+  }
+}
+
+/* A necessary condition for quasi_match(L, r) for some L in [lo, hi] of
+ * band b (r = reps(lo), the most any of them needs), checked before the
+ * lcs and the walk: each of the r-1 copies before C ends with C's last l
+ * code points at a distance in [L, (2L-1)(r-1)], and each such end is in
+ * the index, found under exactly one of the s markers (band_reach keeps
+ * the index that far back). Fewer tag matches than r-1 there: nothing in
+ * [lo, hi] can fire. This keeps near-loops linear: a stretch of k < r
+ * copies of a block passes the marker and lcs tests at every checkpoint,
+ * and walking its copies (then scanning 2L code points for one more)
+ * would cost O(kL) each time; this costs s short hash-chain walks per band
+ * and checkpoint. */
+static int quasi_possible(monitor *m, band *b, uint64_t lo, uint64_t hi) {
+  uint64_t r = reps(m, lo), dmax = (2 * hi - 1) * (r - 1), count = 0;
+  if (b->nhits >= 0 && !b->far_done) {
+    if (!b->extended) { /* index the reach now; the lookup's list stays valid */
+      int nh = b->nhits;
+      b->extended = 1;
+      if (band_build(m, b)) {
+        m->nomem = 1;
+        return 1;
+      }
+      b->nhits = nh;
+    }
+    band_far(b);
+  }
+  if (b->nhits < 0) return 1;
+  for (int k = 0; k < b->nhits; k++)
+    if (b->hits[k] >= lo && b->hits[k] <= dmax && ++count >= r - 1) return 1;
   return 0;
 }
 
@@ -469,7 +604,9 @@ static int check_intervals(monitor *m) {
       if (e == UINT64_MAX) break;
       L = nn - 1 - e;
       uint64_t r = reps(m, L);
-      if (r * L <= nn && marker_at(m, nn - 10 - L) && quasi_match(m, L, r)) return 1;
+      if (r * L <= nn && marker_at(m, nn - 10 - L) && quasi_possible(m, band_of(m, L), L, L) &&
+          quasi_match(m, L, r))
+        return 1;
       L++;
     }
     if (m->iv[i].hi > done) done = m->iv[i].hi;
@@ -496,51 +633,54 @@ static int band_candidate(monitor *m, uint64_t loL, uint64_t hiL, uint64_t et) {
   uint64_t hiC = n - et; /* e <= n - L */
   if (hiC > hiL) hiC = hiL;
   if (2 * hiL <= n - et) return 0; /* e > n - 2L */
-  uint64_t lam = lcs(m, et, hiC);
-  if (hiC > lam) hiC = lam;
   uint64_t loC = (n - et) / 2 + 1;
   if (loC < loL) loC = loL;
+  if (loC > hiC || !quasi_possible(m, band_of(m, loC), loC, hiC)) return 0;
+  uint64_t lam = lcs(m, et, hiC);
+  if (hiC > lam) hiC = lam;
   return loC <= hiC && add_interval(m, loC, hiC);
 }
 
 /* A lookup: the s markers ending 0..s-1 code points before n, each in the
- * index; the distances of the copies go to the band's list (or, when there
- * are too many, are checked at once and the band looks up again next
- * time). top[j] is the hash of S[0..n-j). Returns 1 if a candidate fires. */
+ * index, down to the band's reach; the distances of their earlier ends go
+ * to the band's list, which serves as the candidates (those under 2*hiL)
+ * and as quasi_possible's evidence until the next lookup (a copy of C at a
+ * later n, up to slack code points on, holds the marker looked up, at the
+ * same distance). With more than NHITS the list is dropped: the
+ * candidates are checked during the walk, and the band looks up again at
+ * the next checkpoint. top[j] is the hash of S[0..n-j). Returns 1 if a
+ * candidate fires. */
 static int band_lookup(monitor *m, band *b, const uint64_t *top) {
-  uint64_t n = m->n, l = b->l, step = b->step;
-  uint64_t loL = b->lo, hiL = band_hi(m, b, n), bot[MAX_STEP];
+  uint64_t n = m->n, step = b->step, bot[MAX_STEP];
+  uint64_t loL = b->lo, hiL = band_hi(m, b, n);
   uint64_t thr = n / 10, hiNow = b->hi < thr ? b->hi : thr; /* for checks at n */
-  /* bot[j] = hash of S[0..n-j-l) */
-  uint64_t y0 = n - l - step + 1, h = prefix(m, y0);
-  for (uint64_t y = y0;; y++) {
-    bot[n - l - y] = h;
-    if (y == n - l) break;
-    h = extend(h, m->cp[y]);
-  }
+  hashes_before(m, n - b->l, step, bot); /* bot[j] = hash of S[0..n-j-l) */
   b->looked = n;
-  b->ncand = 0;
+  b->nhits = 0;
+  b->near = 2 * hiL;
+  b->far = band_reach(m, b);
+  b->far_done = b->far <= b->near;
   for (uint64_t j = 0; j < step; j++) {
-    uint64_t fx = submod(top[j], mulmod(bot[j], b->pl));
+    uint64_t fx = b->fx[j] = submod(top[j], mulmod(bot[j], b->pl));
     /* e + j is where the earlier copy ends, at a distance in [loL, 2*hiL) */
-    uint64_t elow = n - j > 2 * hiL ? n - j - 2 * hiL : 0;
+    uint64_t elow = n - j >= 2 * hiL ? n - j - 2 * hiL + 1 : 0;
     uint64_t ehigh = n - j - loL, tag = tag_of(fx);
     for (uint64_t x = b->head[slot_of(b, fx)];; x = b->ring[(x & 0xFFFFFFFFu) >> b->shift & b->rmask]) {
       uint64_t e = x & 0xFFFFFFFFu;
-      if (e <= elow) break;
+      if (e < elow || e == 0) break;
       /* a tag match is a candidate: what follows verifies it */
       if (e > ehigh || (x & ~(uint64_t)0xFFFFFFFFu) != tag) continue;
       uint64_t d = n - e - j;
-      if (b->ncand >= 0 && b->ncand < NCAND) {
-        b->cand[b->ncand++] = (uint32_t)d;
-      } else {
-        if (b->ncand >= 0) { /* the list is full: check it now, then go on */
-          for (int k = 0; k < b->ncand; k++)
-            if (band_candidate(m, loL, hiNow, n - b->cand[k])) return 1;
-          b->ncand = -1;
-        }
-        if (band_candidate(m, loL, hiNow, n - d)) return 1;
+      if (b->nhits >= 0 && b->nhits < NHITS) {
+        b->hits[b->nhits++] = (uint32_t)d;
+        continue;
       }
+      if (b->nhits >= 0) { /* the list is full: check it now, then go on */
+        b->nhits = -1;
+        for (int k = 0; k < NHITS; k++)
+          if (b->hits[k] < 2 * hiL && band_candidate(m, loL, hiNow, n - b->hits[k])) return 1;
+      }
+      if (d < 2 * hiL && band_candidate(m, loL, hiNow, n - d)) return 1;
     }
   }
   return 0;
@@ -551,15 +691,10 @@ static int phase2_bands(monitor *m) {
   uint64_t top[MAX_STEP], need = 0;
   for (int bi = 0; bi < m->nbands; bi++) {
     band *b = &m->bands[bi];
-    if ((b->ncand < 0 || n > b->looked + b->slack) && b->step > need) need = b->step;
+    if ((b->nhits < 0 || n > b->looked + b->slack) && b->step > need) need = b->step;
   }
   /* top[j] = hash of S[0..n-j), for the lookups of this checkpoint */
-  uint64_t x0 = n - (need ? need : 1) + 1, h = prefix(m, x0);
-  for (uint64_t x = x0;; x++) {
-    top[n - x] = h;
-    if (x == n) break;
-    h = extend(h, m->cp[x]);
-  }
+  if (need) hashes_before(m, n, need, top);
   m->niv = 0;
   for (int bi = 0; bi < m->nbands; bi++) {
     band *b = &m->bands[bi];
@@ -568,12 +703,12 @@ static int phase2_bands(monitor *m) {
     /* A copy that makes C fire at n was found by a lookup at most slack
      * code points before (the marker lay inside C then), so the distances
      * of that lookup are the candidates until then. */
-    if (b->ncand < 0 || n > b->looked + b->slack) {
+    if (b->nhits < 0 || n > b->looked + b->slack) {
       if (band_lookup(m, b, top)) return 1;
-      if (b->ncand < 0) continue; /* its candidates were checked */
+      if (b->nhits < 0) continue; /* its candidates were checked */
     }
-    for (int k = 0; k < b->ncand; k++)
-      if (band_candidate(m, loL, hiL, n - b->cand[k])) return 1;
+    for (int k = 0; k < b->nhits; k++)
+      if (b->hits[k] < 2 * hiL && band_candidate(m, loL, hiL, n - b->hits[k])) return 1;
   }
   return m->quasi && check_intervals(m);
 }
@@ -601,7 +736,8 @@ static int detect(monitor *m) {
   }
   if (thr <= DIRECT_MAX) return 0;
   if (bands_update(m)) return -1;
-  return phase2_bands(m);
+  int r = phase2_bands(m);
+  return m->nomem ? -1 : r;
 }
 
 /* ---------------- history ---------------- */
@@ -863,7 +999,8 @@ static sluice_status finish_stop(monitor *m, int r, uint64_t end, const uint8_t 
   return m->base.err.status;
 }
 
-static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
+/* Every feed but monitor_feed's fast one. */
+__attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
   uint64_t base = m->in_bytes, total = base + n;
   if (m->stopped) {
@@ -922,6 +1059,42 @@ static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
   m->in_bytes = total;
   emit_range(m, SLUICE_TEXT, m->out_bytes, total - m->u8.npend, carry, ncarry, base, p);
   return f->err.status;
+}
+
+static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
+  monitor *m = (monitor *)f;
+  uint64_t base = m->in_bytes, total = base + n;
+  const uint8_t *u = (const uint8_t *)p;
+  /* A token-sized feed of ASCII with nothing held and no checkpoint in it
+   * (most feeds of a stream sent a few bytes at a time): the code points
+   * into the history, the bytes out, nothing else to do. Anything else, or
+   * a byte of 0x80 or more, takes the general path. */
+  if (n <= 16 && !m->stopped && m->u8.npend == 0 && m->out_bytes == base && m->n + n < m->next_event &&
+      m->n + n <= m->n_limit && m->n - m->cp_base + n <= m->cap) {
+    uint32_t *out = m->cp + (m->n - m->cp_base);
+    uint32_t any = 0;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) { /* four bytes a word */
+      uint32_t w;
+      memcpy(&w, u + k, 4);
+      any |= w;
+      out[k] = w & 0xFF;
+      out[k + 1] = w >> 8 & 0xFF;
+      out[k + 2] = w >> 16 & 0xFF;
+      out[k + 3] = w >> 24;
+    }
+    for (; k < n; k++) {
+      any |= u[k];
+      out[k] = u[k];
+    }
+    if (!(any & 0x80808080u)) {
+      m->n += n;
+      m->in_bytes = m->out_bytes = total;
+      sluicep_emit_ok(f, SLUICE_TEXT, p, n); /* sluice_feed runs no filter after an error */
+      return f->err.status;
+    }
+  }
+  return feed_general(f, p, n);
 }
 
 static sluice_status monitor_finish(sluice_filter *f) {
