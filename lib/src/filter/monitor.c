@@ -22,7 +22,9 @@
  * code below to it.
  *
  * Where the time goes. Per code point, the feed loop does one thing: it
- * decodes the code point into the history (eight ASCII bytes at a time).
+ * decodes the code point into the history (eight ASCII bytes at a time; a
+ * token-sized feed with no checkpoint in it takes a shorter path of its
+ * own, four ASCII bytes a word).
  * Everything else is done in batches at the checkpoints, over memory the
  * loop just wrote:
  * - whitespace: the trailing run is found by scanning back from the
@@ -54,6 +56,22 @@
  * a repeat that fires; the tables grow with the windows so that a walk
  * meets few foreign positions.
  *
+ * Quasi near-loops. Under quasi matching a candidate L is verified by
+ * walking its copies back (quasi_match); a stretch of k < r copies of a
+ * block passes the band's lookup, the marker and lcs at every checkpoint,
+ * and the walk (its k copies, then a scan of L code points for one more)
+ * costs O(kL) each time: quadratic in the block, 20 to 50 ns per code
+ * point on blocks of a few thousand. Before the walk, quasi_possible
+ * checks what a chain of r copies needs: r-1 earlier ends of the band's
+ * marker at distances in [L, (2L-1)(r-1)] (each copy starts less than 2L
+ * after the previous one starts). The lookup's list holds every tag match
+ * of the lookup's markers, so fewer than r-1 there and nothing fires. The
+ * list covers the window at the lookup; the far part (up to 38 hiL for the
+ * current profile) is walked only when a candidate needs it, and the
+ * first time a band needs it its index is rebuilt to reach that far (text
+ * without candidates never pays for it). That check costs s chain walks
+ * per band and lookup, each passing about four foreign positions.
+ *
  * Fingerprints. A polynomial hash mod 2^61-1 of every prefix that ends on
  * a multiple of 16 code points (8 bytes per 16); the hash of any other
  * substring is one of those plus at most 15 terms. The hash can only
@@ -64,9 +82,11 @@
  * the first: a block of n/10 code points repeated ten times fires, so the
  * whole stream is kept while repetition checks are on): the code point (4
  * bytes), the prefix fingerprints (0.5 bytes) and the band rings and
- * tables (about 0.25 bytes), 4.75 bytes in all (the arrays grow by half,
- * so up to half again while one grows; the benchmark measures 4.7 to 6.9
- * bytes at the peak, 16 KB to 64 MB). The previous design kept a code
+ * tables (about 0.25 bytes), 4.75 bytes in all; a band extended for quasi
+ * near-loops adds at most 10 bytes per 64 code points for each band past
+ * the second (the first two reach a fixed distance: 64 KB and 256 KB). The
+ * arrays grow by half, so up to half again while one grows; the benchmark
+ * measures BCP_RANGE bytes at the peak, 16 KB to 64 MB. The previous design kept a code
  * point and an 8-byte fingerprint for every position plus a ring entry per
  * position and band, 16 to 17 bytes. max_history caps the history
  * (SLUICE_LIMIT); with repetition checks off only the code points since the
@@ -1065,34 +1085,39 @@ static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
   uint64_t base = m->in_bytes, total = base + n;
   const uint8_t *u = (const uint8_t *)p;
-  /* A token-sized feed of ASCII with nothing held and no checkpoint in it
-   * (most feeds of a stream sent a few bytes at a time): the code points
-   * into the history, the bytes out, nothing else to do. Anything else, or
-   * a byte of 0x80 or more, takes the general path. */
+  /* A token-sized feed with nothing held, no checkpoint in it and no
+   * sequence cut at its end (most feeds of a stream sent a few bytes at a
+   * time): the code points into the history, the bytes out, nothing else
+   * to do. Anything else takes the general path, which decodes the same
+   * way (sluicep_u8_seq_len, decode). */
   if (n <= 16 && !m->stopped && m->u8.npend == 0 && m->out_bytes == base && m->n + n < m->next_event &&
       m->n + n <= m->n_limit && m->n - m->cp_base + n <= m->cap) {
     uint32_t *out = m->cp + (m->n - m->cp_base);
-    uint32_t any = 0;
-    size_t k = 0;
-    for (; k + 4 <= n; k += 4) { /* four bytes a word */
+    size_t k = 0, c = 0;
+    while (k < n) {
       uint32_t w;
-      memcpy(&w, u + k, 4);
-      any |= w;
-      out[k] = w & 0xFF;
-      out[k + 1] = w >> 8 & 0xFF;
-      out[k + 2] = w >> 16 & 0xFF;
-      out[k + 3] = w >> 24;
+      if (k + 4 <= n && (memcpy(&w, u + k, 4), !(w & 0x80808080u))) { /* four ASCII bytes */
+        out[c] = w & 0xFF;
+        out[c + 1] = w >> 8 & 0xFF;
+        out[c + 2] = w >> 16 & 0xFF;
+        out[c + 3] = w >> 24;
+        c += 4;
+        k += 4;
+        continue;
+      }
+      if (u[k] < 0x80) {
+        out[c++] = u[k++];
+        continue;
+      }
+      size_t l = sluicep_u8_seq_len(u + k, n - k);
+      if (l == 0) return feed_general(f, p, n); /* cut or invalid: nothing was kept */
+      out[c++] = decode(u + k, l);
+      k += l;
     }
-    for (; k < n; k++) {
-      any |= u[k];
-      out[k] = u[k];
-    }
-    if (!(any & 0x80808080u)) {
-      m->n += n;
-      m->in_bytes = m->out_bytes = total;
-      sluicep_emit_ok(f, SLUICE_TEXT, p, n); /* sluice_feed runs no filter after an error */
-      return f->err.status;
-    }
+    m->n += c;
+    m->in_bytes = m->out_bytes = total;
+    sluicep_emit_ok(f, SLUICE_TEXT, p, n); /* sluice_feed runs no filter after an error */
+    return f->err.status;
   }
   return feed_general(f, p, n);
 }
