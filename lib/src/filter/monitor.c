@@ -585,6 +585,15 @@ static void band_far(band *b) {
 static int quasi_possible(monitor *m, band *b, uint64_t lo, uint64_t hi) {
   uint64_t r = reps(m, lo), dmax = (2 * hi - 1) * (r - 1), count = 0;
   if (b->nhits >= 0 && !b->far_done) {
+    /* The window alone may already say no: copy i ends within i(2L-1), so
+     * the first (near-1)/(2L-1) copies all end in the window the lookup walked
+     * (most blocks are short next to the window). */
+    uint64_t k = (b->near - 1) / (2 * hi - 1);
+    if (k > r - 1) k = r - 1;
+    for (int i = 0; i < b->nhits && count < k; i++)
+      if (b->hits[i] >= lo) count++;
+    if (count < k) return 0;
+    count = 0;
     if (!b->extended) { /* index the reach now; the lookup's list stays valid */
       int nh = b->nhits;
       b->extended = 1;
@@ -662,11 +671,11 @@ static int band_candidate(monitor *m, uint64_t loL, uint64_t hiL, uint64_t et) {
 }
 
 /* A lookup: the s markers ending 0..s-1 code points before n, each in the
- * index, down to the band's reach; the distances of their earlier ends go
- * to the band's list, which serves as the candidates (those under 2*hiL)
- * and as quasi_possible's evidence until the next lookup (a copy of C at a
- * later n, up to slack code points on, holds the marker looked up, at the
- * same distance). With more than NHITS the list is dropped: the
+ * index, over the window (distances under 2*hiL); the distances of their
+ * earlier ends go to the band's list, which serves as the candidates and,
+ * with band_far's part, as quasi_possible's evidence until the next lookup
+ * (a copy of C at a later n, up to slack code points on, holds the marker
+ * looked up, at the same distance). With more than NHITS the list is dropped: the
  * candidates are checked during the walk, and the band looks up again at
  * the next checkpoint. top[j] is the hash of S[0..n-j). Returns 1 if a
  * candidate fires. */
