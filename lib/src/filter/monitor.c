@@ -96,6 +96,7 @@
  */
 #include "sluice_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -142,6 +143,8 @@ typedef struct band {
   uint64_t fx[MAX_STEP];
   uint64_t near, far;
   int far_done;
+  int nnear;    /* hits[0..nnear) are the window's, sorted; the rest band_far's, sorted */
+  int far_full; /* band_far found more than the list holds: the far part is unknown */
   /* the index reaches band_reach, not only the lookups' window: set the
    * first time quasi_possible needs the far part (most text never does) */
   int extended;
@@ -549,6 +552,11 @@ static void hashes_before(const monitor *m, uint64_t end, uint64_t count, uint64
   }
 }
 
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Walks the lookup's markers on from its near distance to its far one,
  * adding what it finds to the band's list (or dropping the list when
  * full). Positions indexed since the lookup are at the chains' heads and
@@ -556,6 +564,7 @@ static void hashes_before(const monitor *m, uint64_t end, uint64_t count, uint64
 static void band_far(band *b) {
   uint64_t n0 = b->looked;
   b->far_done = 1;
+  b->far_full = 0;
   for (uint64_t j = 0; j < b->step; j++) {
     uint64_t fx = b->fx[j], tag = tag_of(fx);
     uint64_t elow = n0 - j > b->far ? n0 - j - b->far : 0, ehigh = n0 - j - b->near;
@@ -563,13 +572,31 @@ static void band_far(band *b) {
       uint64_t e = x & 0xFFFFFFFFu;
       if (e < elow || e == 0) break;
       if (e > ehigh || (x & ~(uint64_t)0xFFFFFFFFu) != tag) continue;
-      if (b->nhits == NHITS) {
-        b->nhits = -1;
+      if (b->nhits == NHITS) { /* the window's list stays: it is the candidates */
+        b->far_full = 1;
+        b->nhits = b->nnear;
         return;
       }
       b->hits[b->nhits++] = (uint32_t)(n0 - e - j);
     }
   }
+  qsort(b->hits + b->nnear, (size_t)(b->nhits - b->nnear), sizeof *b->hits, cmp_u32);
+}
+
+/* How many of the sorted a[0..n) lie in [lo, hi]. */
+static int count_in(const uint32_t *a, int n, uint64_t lo, uint64_t hi) {
+  int x = 0, y = n, z = 0, w = n; /* first >= lo in [x, y); first > hi in [z, w) */
+  while (x < y) {
+    int mid = x + (y - x) / 2;
+    if (a[mid] < lo) x = mid + 1;
+    else y = mid;
+  }
+  while (z < w) {
+    int mid = z + (w - z) / 2;
+    if (a[mid] <= hi) z = mid + 1;
+    else w = mid;
+  }
+  return z > x ? z - x : 0;
 }
 
 /* A necessary condition for quasi_match(L, r) for some L in [lo, hi] of
@@ -584,17 +611,14 @@ static void band_far(band *b) {
  * would cost O(kL) each time; this costs s short hash-chain walks per band
  * and checkpoint. */
 static int quasi_possible(monitor *m, band *b, uint64_t lo, uint64_t hi) {
-  uint64_t r = reps(m, lo), dmax = (2 * hi - 1) * (r - 1), count = 0;
+  uint64_t r = reps(m, lo), dmax = (2 * hi - 1) * (r - 1);
   if (b->nhits >= 0 && !b->far_done) {
     /* The window alone may already say no: copy i ends within i(2L-1), so
      * the first (near-1)/(2L-1) copies all end in the window the lookup walked
      * (most blocks are short next to the window). */
     uint64_t k = (b->near - 1) / (2 * hi - 1);
     if (k > r - 1) k = r - 1;
-    for (int i = 0; i < b->nhits && count < k; i++)
-      if (b->hits[i] >= lo) count++;
-    if (count < k) return 0;
-    count = 0;
+    if ((uint64_t)count_in(b->hits, b->nnear, lo, UINT32_MAX) < k) return 0;
     if (!b->extended) { /* index the reach now; the lookup's list stays valid */
       int nh = b->nhits;
       b->extended = 1;
@@ -606,10 +630,10 @@ static int quasi_possible(monitor *m, band *b, uint64_t lo, uint64_t hi) {
     }
     band_far(b);
   }
-  if (b->nhits < 0) return 1;
-  for (int k = 0; k < b->nhits; k++)
-    if (b->hits[k] >= lo && b->hits[k] <= dmax && ++count >= r - 1) return 1;
-  return 0;
+  if (b->nhits < 0 || b->far_full) return 1;
+  int count = count_in(b->hits, b->nnear, lo, dmax) +
+              count_in(b->hits + b->nnear, b->nhits - b->nnear, lo, dmax);
+  return (uint64_t)count >= r - 1;
 }
 
 /* Quasi candidates are intervals of lengths, gathered over a checkpoint and
@@ -690,6 +714,7 @@ static int band_lookup(monitor *m, band *b, const uint64_t *top) {
   b->near = 2 * hiL;
   b->far = band_reach(m, b);
   b->far_done = b->far <= b->near;
+  b->far_full = 0;
   for (uint64_t j = 0; j < step; j++) {
     uint64_t fx = b->fx[j] = submod(top[j], mulmod(bot[j], b->pl));
     /* e + j is where the earlier copy ends, at a distance in [loL, 2*hiL) */
@@ -712,6 +737,10 @@ static int band_lookup(monitor *m, band *b, const uint64_t *top) {
       }
       if (d < 2 * hiL && band_candidate(m, loL, hiNow, n - d)) return 1;
     }
+  }
+  if (b->nhits >= 0) { /* sorted for quasi_possible, before any candidate is checked */
+    qsort(b->hits, (size_t)b->nhits, sizeof *b->hits, cmp_u32);
+    b->nnear = b->nhits;
   }
   return 0;
 }
