@@ -69,6 +69,23 @@ static void test_sticky_errors(void) {
   CHECK(sluice_finish(f) == SLUICE_CALLBACK);
   sluice_free(f);
 
+  /* Token-sized chunks take short paths in think: a '<' that starts no
+   * tag, and a '<' held at the end, stop as surely as plain text. */
+  static const char *const stop_on[] = {"a<b", "ab<", "<", "x < y and"};
+  for (size_t i = 0; i < sizeof stop_on / sizeof *stop_on; i++) {
+    stop_after = 2;
+    CHECK(sluice_think_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
+    CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);
+    sluice_status st = sluice_feed(f, stop_on[i], strlen(stop_on[i]));
+    if (strcmp(stop_on[i], "<") == 0) { /* held: nothing emitted until the next byte */
+      CHECK(st == SLUICE_OK);
+      st = sluice_feed(f, "b", 1);
+    }
+    CHECK(st == SLUICE_CALLBACK);
+    CHECK(sluice_get_error(f)->status == SLUICE_CALLBACK);
+    sluice_free(f);
+  }
+
   CHECK(sluice_think_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK); /* no sink: discard */
   CHECK(sluice_feed(f, NULL, 0) == SLUICE_OK);
   CHECK(sluice_feed(f, NULL, 5) == SLUICE_INVALID);

@@ -214,10 +214,17 @@ sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, 
   va_start(ap, fmt);
   vset_error(&f->err, st, offset, fmt, ap);
   va_end(ap);
+  f->stopped = 1;
   return st;
 }
 
 /* ---------------- the filter life cycle ---------------- */
+
+/* The sink of a caller who gave none: emitting then needs no NULL test. */
+static int emit_nothing(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)user, (void)ch, (void)p, (void)n;
+  return 0;
+}
 
 sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluicep_vtable *vt,
                                    const sluice_sink *sink, const sluice_mem *mem,
@@ -229,6 +236,7 @@ sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluic
   f->vt = vt;
   f->mem = m;
   if (sink) f->sink = *sink;
+  if (!f->sink.emit) f->sink.emit = emit_nothing;
   f->err.status = SLUICE_OK;
   *out = f;
   return SLUICE_OK;
@@ -256,12 +264,13 @@ static __attribute__((noinline)) sluice_status feed_rare(sluice_filter *f, const
 }
 
 sluice_status sluice_feed(sluice_filter *f, const void *p, size_t n) {
-  if (__builtin_expect(!f || !p || !n || f->err.status != SLUICE_OK || f->finished, 0))
+  if (__builtin_expect(!f || f->stopped, 0) || __builtin_expect(!p, 0) || __builtin_expect(!n, 0))
     return feed_rare(f, p, n);
   /* fed moves first, so that the call is the last thing done here (no
    * stack frame); the chunk's start stays in at for the error offsets. */
-  f->at = f->fed;
-  f->fed += n;
+  uint64_t fed = f->fed;
+  f->at = fed;
+  f->fed = fed + n;
   return f->vt->feed(f, p, n);
 }
 
@@ -270,6 +279,7 @@ sluice_status sluice_finish(sluice_filter *f) {
   if (f->err.status != SLUICE_OK) return f->err.status;
   if (f->finished) return sluicep_fail(f, SLUICE_FINISHED, f->fed, "finish called twice");
   f->finished = 1;
+  f->stopped = 1;
   f->at = f->fed;
   sluice_status st = f->vt->finish(f);
   return st != SLUICE_OK ? st : f->err.status;

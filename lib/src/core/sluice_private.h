@@ -64,6 +64,7 @@ struct sluice_filter {
                                                 offset of NOMEM and CALLBACK errors */
   uint64_t chan_bytes[SLUICE_CHANNEL_COUNT]; /* bytes emitted per channel */
   int finished;
+  int stopped; /* an error or finished: sluice_feed's one test on its fast path */
 };
 
 /* Allocates a filter struct of `size` bytes (zeroed) with its base set up. */
@@ -82,16 +83,17 @@ static inline int sluicep_emit(sluice_filter *f, sluice_channel ch, const char *
   if (f->err.status != SLUICE_OK) return 1;
   if (n == 0) return 0;
   f->chan_bytes[ch] += n;
-  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
+  if (f->sink.emit(f->sink.user, ch, p, n) != 0) {
     sluicep_callback_failed(f, ch);
     return 1;
   }
   return 0;
 }
-/* sluicep_emit for a fast path that knows there is no error and n > 0. */
+/* sluicep_emit for a fast path that knows there is no error and n > 0.
+ * (sink.emit is never NULL: sluicep_filter_alloc puts a no-op there.) */
 static inline int sluicep_emit_ok(sluice_filter *f, sluice_channel ch, const char *p, size_t n) {
   f->chan_bytes[ch] += n;
-  if (f->sink.emit && f->sink.emit(f->sink.user, ch, p, n) != 0) {
+  if (f->sink.emit(f->sink.user, ch, p, n) != 0) {
     sluicep_callback_failed(f, ch);
     return 1;
   }

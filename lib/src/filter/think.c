@@ -37,6 +37,7 @@ typedef struct pset {
   int nfirst;    /* distinct first bytes */
   size_t minlen; /* the shortest pattern */
   uint8_t byte0; /* the first byte when nfirst == 1 */
+  uint64_t byte0x8; /* byte0 in each of the 8 bytes of a word */
   /* The vector prefilter: a position may start a pattern when its byte is
    * one of vf and the next byte x has (x | vm[k]) == vs[k] for some k (a
    * letter in either case is one test). A superset of first[] and second[]:
@@ -64,6 +65,10 @@ typedef struct think {
   int inside; /* block index, or -1 */
   const pset *cur;        /* the patterns active now: opens, or the block's close */
   sluice_channel cur_ch;  /* where content goes now: TEXT, or THOUGHT inside */
+  /* cur while nothing is held and every pattern of cur starts with one
+   * byte, NULL otherwise (and in anchored mode): think_feed's quick test.
+   * Only the full path changes state, and it sets this at its end. */
+  const pset *quick;
   uint64_t thought_start;
   /* anchored mode */
   enum phase phase;
@@ -105,6 +110,7 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
       ps->first[forms[i]] = 1;
       ps->nfirst++;
       ps->byte0 = forms[i];
+      ps->byte0x8 = 0x0101010101010101ULL * forms[i];
     }
   if (n == 1) {
     memset(ps->second, 1, sizeof ps->second);
@@ -498,37 +504,8 @@ static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f,
   return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
 }
 
-/* Is there a byte b in p[0..n)? Word at a time: a zero byte of x ^ b*0x01..
- * shows in (v - 0x01..) & ~v & 0x80.. (never falsely, for existence). */
-static inline int has_byte(const uint8_t *p, size_t n, uint8_t b) {
-  uint64_t k = 0x0101010101010101ULL * b;
-#define ZERO(v) (((v) - 0x0101010101010101ULL) & ~(v) & 0x8080808080808080ULL)
-  if (n >= 8) {
-    uint64_t a, hit = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      memcpy(&a, p + i, 8);
-      hit |= ZERO(a ^ k);
-    }
-    memcpy(&a, p + n - 8, 8); /* the last word, overlapping: every byte is seen */
-    return (hit | ZERO(a ^ k)) != 0;
-  }
-  if (n >= 4) {
-    uint32_t a, c;
-    memcpy(&a, p, 4);
-    memcpy(&c, p + n - 4, 4);
-    uint64_t v = ((uint64_t)a << 32 | c) ^ k;
-    return ZERO(v) != 0;
-  }
-#undef ZERO
-  for (size_t i = 0; i < n; i++)
-    if (p[i] == b) return 1;
-  return 0;
-}
-
-/* Everything but the commonest token-sized chunk: out of line, so that the
- * fast path in think_feed needs no stack frame. */
-static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f, const char *p,
-                                                               size_t n) {
+/* Everything but the commonest token-sized chunk. */
+static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
   if (t->mode == SLUICE_THINK_CHANNEL && n < 64) {
     const pset *ps = t->cur;
@@ -571,22 +548,75 @@ static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f,
   return think_feed_slow(f, p, n);
 }
 
+static void set_quick(think *t) {
+  t->quick = t->mode == SLUICE_THINK_CHANNEL && t->hold.len == 0 && t->cur->nfirst == 1 ? t->cur : NULL;
+}
+
+/* Out of line, so that the quick path in think_feed needs no stack frame. */
+static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f, const char *p,
+                                                               size_t n) {
+  sluice_status st = feed_rest(f, p, n);
+  set_quick((think *)f);
+  return st;
+}
+
+/* A word holding every byte of p[0..n), 1 <= n <= 8, some more than once:
+ * two overlapping loads, or for n < 4 the bytes 0, n/2 and n-1, which are
+ * all of them. */
+static inline uint64_t word_of(const uint8_t *u, size_t n) {
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, u, 4);
+    memcpy(&b, u + n - 4, 4);
+    return (uint64_t)a << 32 | b;
+  }
+  uint64_t x = (uint64_t)u[0] | (uint64_t)u[n >> 1] << 8 | (uint64_t)u[n - 1] << 16 | (uint64_t)u[0] << 24;
+  return x | x << 32;
+}
+
+/* A token-sized chunk in channel mode, nothing held, with a byte that may
+ * start a tag (q = t->quick): most such bytes start none (a '<' in prose
+ * or markup), and the chunk is content as it is; a lone first byte at the
+ * end is held. Anything else takes the full path. */
+static __attribute__((noinline)) sluice_status think_feed_hit(sluice_filter *f, const char *p,
+                                                              size_t n) {
+  think *t = (think *)f;
+  const pset *q = t->quick;
+  const uint8_t *u = (const uint8_t *)p;
+  size_t c = 0;
+  while (c < n && (u[c] != q->byte0 || !may_start(q, u, c, n))) c++;
+  if (c == n) {
+    if (sluicep_emit_ok(f, t->cur_ch, p, n)) return f->err.status;
+    return SLUICE_OK;
+  }
+  if (c + 1 < n || q->minlen == 1) return think_feed_rest(f, p, n);
+  if (c && sluicep_emit_ok(f, t->cur_ch, p, c)) return f->err.status;
+  t->hold.ptr[0] = p[c]; /* reserved: a tag's length */
+  t->hold.len = 1;
+  t->quick = NULL;
+  return SLUICE_OK;
+}
+
+static __attribute__((noinline, cold)) sluice_status think_emit_failed(sluice_filter *f) {
+  sluicep_callback_failed(f, ((think *)f)->cur_ch);
+  return f->err.status;
+}
+
 static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
-  if (t->mode == SLUICE_THINK_CHANNEL && t->hold.len == 0 && n < 64) {
-    /* Token-sized chunks: most hold no byte that can start a tag; they are
-     * content as they are. */
-    const pset *ps = t->cur;
-    const uint8_t *u = (const uint8_t *)p;
-    if (n == 1 ? !ps->first[u[0]]
-               : (ps->nfirst == 1 && !has_byte(u, n, ps->byte0)) ||
-                     (n <= 8 && scan_portable(ps, u, 0, n) == n)) {
-      /* (channel mode keeps no stream offsets: no limit applies to it) */
-      sluicep_emit_ok(f, t->cur_ch, p, n); /* sluice_feed saw no error, n > 0 */
-      return f->err.status;
-    }
-  }
-  return think_feed_rest(f, p, n);
+  const pset *q = t->quick;
+  if (!q || n - 1 >= 8) return think_feed_rest(f, p, n);
+  /* Token-sized chunks: most hold no byte that can start a tag, and are
+   * content as they are. A zero byte of w ^ byte0x8 shows in the test
+   * (never falsely, for existence). (Channel mode keeps no stream
+   * offsets: no limit applies to it.) */
+  uint64_t v = word_of((const uint8_t *)p, n) ^ q->byte0x8;
+  if (n == 1 ? (uint8_t)p[0] == q->byte0 : ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0)
+    return think_feed_hit(f, p, n);
+  /* sluicep_emit_ok, keeping only f across the call */
+  f->chan_bytes[t->cur_ch] += n;
+  if (f->sink.emit(f->sink.user, t->cur_ch, p, n)) return think_emit_failed(f);
+  return SLUICE_OK; /* sluice_feed saw no error */
 }
 
 static sluice_status think_finish(sluice_filter *f) {
@@ -796,6 +826,7 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
   }
   if (o->mode == SLUICE_THINK_ANCHORED)
     t->phase = o->expect_only_closing ? CLOSE_ONLY : SEEK;
+  set_quick(t);
   *out = f;
   return SLUICE_OK;
 nomem:
