@@ -86,6 +86,17 @@ static void test_sticky_errors(void) {
     sluice_free(f);
   }
 
+  /* and so does the monitor's quick path for token-sized ASCII feeds */
+  for (size_t n = 1; n <= 9; n++) {
+    stop_after = 3;
+    CHECK(sluice_monitor_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
+    CHECK(sluice_feed(f, "abcdefghi", n) == SLUICE_OK); /* the general path sets up */
+    CHECK(sluice_feed(f, "abcdefghi", n) == SLUICE_OK); /* quick */
+    CHECK(sluice_feed(f, "abcdefghi", n) == SLUICE_CALLBACK);
+    CHECK(sluice_get_error(f)->status == SLUICE_CALLBACK && sluice_get_error(f)->offset == 2 * n);
+    sluice_free(f);
+  }
+
   CHECK(sluice_think_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK); /* no sink: discard */
   CHECK(sluice_feed(f, NULL, 0) == SLUICE_OK);
   CHECK(sluice_feed(f, NULL, 5) == SLUICE_INVALID);

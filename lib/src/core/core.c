@@ -264,8 +264,10 @@ static __attribute__((noinline)) sluice_status feed_rare(sluice_filter *f, const
 }
 
 sluice_status sluice_feed(sluice_filter *f, const void *p, size_t n) {
-  if (__builtin_expect(!f || f->stopped, 0) || __builtin_expect(!p, 0) || __builtin_expect(!n, 0))
-    return feed_rare(f, p, n);
+  if (__builtin_expect(!f, 0)) return feed_rare(f, p, n);
+  if (__builtin_expect(f->stopped, 0)) return feed_rare(f, p, n);
+  if (__builtin_expect(!p, 0)) return feed_rare(f, p, n);
+  if (__builtin_expect(!n, 0)) return feed_rare(f, p, n);
   /* fed moves first, so that the call is the last thing done here (no
    * stack frame); the chunk's start stays in at for the error offsets. */
   uint64_t fed = f->fed;

@@ -166,6 +166,11 @@ typedef struct monitor {
   uint64_t n;         /* code points */
   uint64_t next_event; /* the next position with a verdict to evaluate */
   uint64_t n_limit;    /* code points the history may hold */
+  /* monitor_feed's quick test: the code point count up to which a feed
+   * needs nothing but decoding (no checkpoint, the history's room, nothing
+   * held, not stopped); 0 when that does not hold. Only feed_general
+   * changes what it depends on, and it sets this on its way out. */
+  uint64_t quick_until;
   int stopped;
   /* whitespace: the trailing run of S[0..ws_at), and S[ws_at - 1] */
   uint64_t ws_at, ws_count, ws_weight;
@@ -1058,8 +1063,15 @@ static sluice_status finish_stop(monitor *m, int r, uint64_t end, const uint8_t 
   return m->base.err.status;
 }
 
-/* Every feed but monitor_feed's fast one. */
-__attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, const char *p, size_t n) {
+static void set_quick(monitor *m) {
+  uint64_t q = m->next_event ? m->next_event - 1 : 0;
+  if (m->n_limit < q) q = m->n_limit;
+  if (m->cp_base + m->cap < q) q = m->cp_base + m->cap;
+  m->quick_until = m->stopped || m->u8.npend || m->out_bytes != m->in_bytes ? 0 : q;
+}
+
+/* Every feed but monitor_feed's quick ones. */
+static sluice_status feed_all(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
   uint64_t base = m->in_bytes, total = base + n;
   if (m->stopped) {
@@ -1120,45 +1132,84 @@ __attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, co
   return f->err.status;
 }
 
+__attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, const char *p, size_t n) {
+  sluice_status st = feed_all(f, p, n);
+  set_quick((monitor *)f);
+  return st;
+}
+
+/* A token-sized feed within quick_until: the code points into the history,
+ * the bytes out, nothing else to do. Anything else (a sequence cut at the
+ * end, an invalid byte) takes the general path, which decodes the same way
+ * (sluicep_u8_seq_len, decode). */
+__attribute__((noinline)) static sluice_status feed_token(sluice_filter *f, const char *p, size_t n) {
+  monitor *m = (monitor *)f;
+  const uint8_t *u = (const uint8_t *)p;
+  uint32_t *out = m->cp + (m->n - m->cp_base);
+  size_t k = 0, c = 0;
+  while (k < n) {
+    uint32_t w;
+    if (k + 4 <= n && (memcpy(&w, u + k, 4), !(w & 0x80808080u))) { /* four ASCII bytes */
+      out[c] = w & 0xFF;
+      out[c + 1] = w >> 8 & 0xFF;
+      out[c + 2] = w >> 16 & 0xFF;
+      out[c + 3] = w >> 24;
+      c += 4;
+      k += 4;
+      continue;
+    }
+    if (u[k] < 0x80) {
+      out[c++] = u[k++];
+      continue;
+    }
+    size_t l = sluicep_u8_seq_len(u + k, n - k);
+    if (l == 0) return feed_general(f, p, n); /* cut or invalid: nothing was kept */
+    out[c++] = decode(u + k, l);
+    k += l;
+  }
+  m->n += c;
+  m->in_bytes += n;
+  m->out_bytes = m->in_bytes;
+  sluicep_emit_ok(f, SLUICE_TEXT, p, n); /* sluice_feed runs no filter after an error */
+  return f->err.status;
+}
+
+static __attribute__((noinline, cold)) sluice_status monitor_emit_failed(sluice_filter *f) {
+  sluicep_callback_failed(f, SLUICE_TEXT);
+  return f->err.status;
+}
+
+/* Widens four ASCII bytes (in memory order in w) to four code points. */
+static inline void widen4(uint32_t *out, uint32_t w) {
+#if defined(__SSE2__)
+  __m128i z = _mm_setzero_si128();
+  __m128i x = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)w), z), z);
+  _mm_storeu_si128((__m128i *)(void *)out, x);
+#else
+  uint8_t b[4];
+  memcpy(b, &w, 4);
+  for (int i = 0; i < 4; i++) out[i] = b[i];
+#endif
+}
+
 static sluice_status monitor_feed(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
-  uint64_t base = m->in_bytes, total = base + n;
-  const uint8_t *u = (const uint8_t *)p;
-  /* A token-sized feed with nothing held, no checkpoint in it and no
-   * sequence cut at its end (most feeds of a stream sent a few bytes at a
-   * time): the code points into the history, the bytes out, nothing else
-   * to do. Anything else takes the general path, which decodes the same
-   * way (sluicep_u8_seq_len, decode). */
-  if (n <= 16 && !m->stopped && m->u8.npend == 0 && m->out_bytes == base && m->n + n < m->next_event &&
-      m->n + n <= m->n_limit && m->n - m->cp_base + n <= m->cap) {
-    uint32_t *out = m->cp + (m->n - m->cp_base);
-    size_t k = 0, c = 0;
-    while (k < n) {
-      uint32_t w;
-      if (k + 4 <= n && (memcpy(&w, u + k, 4), !(w & 0x80808080u))) { /* four ASCII bytes */
-        out[c] = w & 0xFF;
-        out[c + 1] = w >> 8 & 0xFF;
-        out[c + 2] = w >> 16 & 0xFF;
-        out[c + 3] = w >> 24;
-        c += 4;
-        k += 4;
-        continue;
-      }
-      if (u[k] < 0x80) {
-        out[c++] = u[k++];
-        continue;
-      }
-      size_t l = sluicep_u8_seq_len(u + k, n - k);
-      if (l == 0) return feed_general(f, p, n); /* cut or invalid: nothing was kept */
-      out[c++] = decode(u + k, l);
-      k += l;
-    }
-    m->n += c;
-    m->in_bytes = m->out_bytes = total;
-    sluicep_emit_ok(f, SLUICE_TEXT, p, n); /* sluice_feed runs no filter after an error */
-    return f->err.status;
-  }
-  return feed_general(f, p, n);
+  if (n > 16 || m->n + n > m->quick_until) return feed_general(f, p, n);
+  /* 4 to 8 ASCII bytes, the commonest feed of a stream sent a token at a
+   * time: two overlapping words cover them. */
+  uint32_t a, b;
+  if (n < 4 || (memcpy(&a, p, 4), memcpy(&b, p + n - 4, 4), ((a | b) & 0x80808080u) != 0) || n > 8)
+    return feed_token(f, p, n);
+  uint32_t *out = m->cp + (m->n - m->cp_base);
+  widen4(out, a);
+  widen4(out + n - 4, b);
+  m->n += n;
+  m->in_bytes += n;
+  m->out_bytes = m->in_bytes;
+  /* sluicep_emit_ok, keeping only f across the call */
+  f->chan_bytes[SLUICE_TEXT] += n;
+  if (f->sink.emit(f->sink.user, SLUICE_TEXT, p, n)) return monitor_emit_failed(f);
+  return SLUICE_OK; /* sluice_feed runs no filter after an error */
 }
 
 static sluice_status monitor_finish(sluice_filter *f) {
@@ -1230,6 +1281,7 @@ sluice_status sluice_monitor_new(sluice_filter **out, const sluice_monitor_opts 
   init_pow2k();
   for (int i = 0; i <= GRID; i++) m->pw[i] = i ? mulmod(m->pw[i - 1], HBASE) : 1;
   plan(m);
+  set_quick(m);
   *out = f;
   return SLUICE_OK;
 }
