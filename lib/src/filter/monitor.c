@@ -24,7 +24,8 @@
  * Where the time goes. Per code point, the feed loop does one thing: it
  * decodes the code point into the history (eight ASCII bytes at a time; a
  * token-sized feed with no checkpoint in it takes a shorter path of its
- * own, four ASCII bytes a word).
+ * own, and 4 to 8 ASCII bytes, the commonest feed of a streamed response,
+ * are two words widened in place behind one precomputed bound).
  * Everything else is done in batches at the checkpoints, over memory the
  * loop just wrote:
  * - whitespace: the trailing run is found by scanning back from the
