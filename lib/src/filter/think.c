@@ -560,20 +560,6 @@ static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f,
   return st;
 }
 
-/* A word holding every byte of p[0..n), 1 <= n <= 8, some more than once:
- * two overlapping loads, or for n < 4 the bytes 0, n/2 and n-1, which are
- * all of them. */
-static inline uint64_t word_of(const uint8_t *u, size_t n) {
-  if (n >= 4) {
-    uint32_t a, b;
-    memcpy(&a, u, 4);
-    memcpy(&b, u + n - 4, 4);
-    return (uint64_t)a << 32 | b;
-  }
-  uint64_t x = (uint64_t)u[0] | (uint64_t)u[n >> 1] << 8 | (uint64_t)u[n - 1] << 16 | (uint64_t)u[0] << 24;
-  return x | x << 32;
-}
-
 /* A token-sized chunk in channel mode, nothing held, with a byte that may
  * start a tag (q = t->quick): most such bytes start none (a '<' in prose
  * or markup), and the chunk is content as it is; a lone first byte at the
@@ -605,14 +591,26 @@ static __attribute__((noinline, cold)) sluice_status think_emit_failed(sluice_fi
 static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
   const pset *q = t->quick;
-  if (!q || n - 1 >= 8) return think_feed_rest(f, p, n);
+  if (!q) return think_feed_rest(f, p, n);
   /* Token-sized chunks: most hold no byte that can start a tag, and are
-   * content as they are. A zero byte of w ^ byte0x8 shows in the test
-   * (never falsely, for existence). (Channel mode keeps no stream
-   * offsets: no limit applies to it.) */
-  uint64_t v = word_of((const uint8_t *)p, n) ^ q->byte0x8;
-  if (n == 1 ? (uint8_t)p[0] == q->byte0 : ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0)
-    return think_feed_hit(f, p, n);
+   * content as they are. (Channel mode keeps no stream offsets: no limit
+   * applies to it.) */
+  if (n - 4 <= 4) {
+    /* 4 to 8 bytes in two overlapping words; a byte equal to byte0 shows
+     * as a zero byte of x (never falsely, for existence) */
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    uint64_t x = ((uint64_t)a << 32 | b) ^ q->byte0x8;
+    if ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) return think_feed_hit(f, p, n);
+  } else if (n == 1) {
+    if ((uint8_t)p[0] == q->byte0) return think_feed_hit(f, p, n);
+  } else if (n < 4) {
+    const uint8_t *u = (const uint8_t *)p;
+    if (u[0] == q->byte0 || u[1] == q->byte0 || u[n - 1] == q->byte0) return think_feed_hit(f, p, n);
+  } else {
+    return think_feed_rest(f, p, n);
+  }
   /* sluicep_emit_ok, keeping only f across the call */
   f->chan_bytes[t->cur_ch] += n;
   if (f->sink.emit(f->sink.user, t->cur_ch, p, n)) return think_emit_failed(f);
