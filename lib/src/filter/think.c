@@ -504,6 +504,17 @@ static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f,
   return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
 }
 
+/* Channel mode, a chunk whose p[c..n) may begin a tag: p[0..c) is content
+ * and p[c..n) is held for the next chunk. */
+static sluice_status hold_tail(think *t, const char *p, size_t c, size_t n) {
+  t->consumed += c;
+  if (sluicep_emit(&t->base, t->cur_ch, p, c)) return t->base.err.status;
+  for (size_t k = c; k < n; k++) t->hold.ptr[k - c] = p[k]; /* reserved: a tag's length */
+  t->hold.len = n - c;
+  t->quick = NULL; /* something is held */
+  return t->base.err.status;
+}
+
 /* Everything but the commonest token-sized chunk. */
 static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
@@ -531,13 +542,7 @@ static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
       /* a lone first byte at the end is the start of every longer pattern */
       enum match r = n - c == 1 && ps->minlen > 1 ? PARTIAL : match_at(t, ps, p + c, n - c, 0, &which);
       if (r == FULL) break;
-      if (r == PARTIAL) {
-        t->consumed += c;
-        if (sluicep_emit(f, t->cur_ch, p, c)) return f->err.status;
-        for (size_t k = c; k < n; k++) t->hold.ptr[k - c] = p[k]; /* reserved: a tag's length */
-        t->hold.len = n - c;
-        return f->err.status;
-      }
+      if (r == PARTIAL) return hold_tail(t, p, c, n);
     }
   } else if (t->phase == PASS && t->mode == SLUICE_THINK_ANCHORED && t->hold.len == 0) {
     /* anchored mode after its one block, or past the grace window: text */
@@ -576,11 +581,7 @@ static __attribute__((noinline)) sluice_status think_feed_hit(sluice_filter *f, 
     return SLUICE_OK;
   }
   if (c + 1 < n || q->minlen == 1) return think_feed_rest(f, p, n);
-  if (c && sluicep_emit_ok(f, t->cur_ch, p, c)) return f->err.status;
-  t->hold.ptr[0] = p[c]; /* reserved: a tag's length */
-  t->hold.len = 1;
-  t->quick = NULL;
-  return SLUICE_OK;
+  return hold_tail(t, p, c, n); /* a lone first byte at the end */
 }
 
 static __attribute__((noinline, cold)) sluice_status think_emit_failed(sluice_filter *f) {
