@@ -42,9 +42,10 @@ static size_t gen(char *p, size_t cap) {
   return n;
 }
 
-/* Every channel and event of one run, as one string to compare. */
-static size_t run(const sluice_think_opts *o, const char *p, size_t n, size_t chunk, char *out,
-                  size_t cap) {
+/* Every channel and event of one run, as one string to compare. The first
+ * chunk has `first` bytes when that is non-zero. */
+static size_t run_from(const sluice_think_opts *o, const char *p, size_t n, size_t first,
+                       size_t chunk, char *out, size_t cap) {
   sluice_output *res;
   if (sluice_output_new(&res, NULL) != SLUICE_OK) return 0;
   sluice_sink sink = sluice_output_sink(res);
@@ -54,6 +55,7 @@ static size_t run(const sluice_think_opts *o, const char *p, size_t n, size_t ch
     sluice_status st = SLUICE_OK;
     for (size_t off = 0; off < n && st == SLUICE_OK;) {
       size_t k = chunk == 0 ? n : chunk == 7 ? 1 + rnd(9) : chunk; /* 7: token-sized, uneven */
+      if (off == 0 && first) k = first;
       if (k > n - off) k = n - off;
       st = sluice_feed(f, p + off, k);
       off += k;
@@ -78,6 +80,39 @@ static size_t run(const sluice_think_opts *o, const char *p, size_t n, size_t ch
   }
   sluice_output_free(res);
   return len;
+}
+
+static size_t run(const sluice_think_opts *o, const char *p, size_t n, size_t chunk, char *out,
+                  size_t cap) {
+  return run_from(o, p, n, 0, chunk, out, cap);
+}
+
+/* Token-sized chunks decide most chunks from a word test of where a tag's
+ * first byte stands and what follows it; a short text of tags, near-tags
+ * and '<' in prose, fed in chunks of every size from 1 to 9 at every
+ * alignment, puts each of them at every position of a chunk. */
+static void every_alignment(void) {
+  static const char text[] =
+      "a<b x<think>hid</b>den<</think>y <br>z<r <thinking>q</t</thinking> <T<TH<tHiNk>w<"
+      "/think>a < b<<reasoning>r</reasoning><";
+  static char want[4096], got[4096];
+  static const char *const tags[] = {"think"};
+  size_t n = sizeof text - 1, bad = 0;
+  for (int opt = 0; opt < 3; opt++) {
+    sluice_think_opts o;
+    sluice_think_opts_init(&o);
+    if (opt == 1) o.tags = tags, o.ntags = 1;
+    if (opt == 2) o.case_insensitive = 0;
+    size_t wl = run(&o, text, n, 0, want, sizeof want);
+    for (size_t k = 1; k <= 9; k++)
+      for (size_t s = 1; s <= k; s++) {
+        size_t gl = run_from(&o, text, n, s, k, got, sizeof got);
+        if (gl != wl || memcmp(got, want, wl) != 0) {
+          if (bad++ < 3) fprintf(stderr, "options %d, chunks of %zu after %zu: differs\n", opt, k, s);
+        }
+      }
+  }
+  CHECKF(bad == 0, "every alignment of token-sized chunks equals the one-call result (%zu differ)", bad);
 }
 
 int main(void) {
@@ -123,6 +158,7 @@ int main(void) {
          ran[SLUICEP_PREFILTER_SSE2] ? ", sse2" : "", ran[SLUICEP_PREFILTER_AVX2] ? ", avx2" : "",
          hidden);
   CHECKF(hidden > 20, "the inputs exercise the tags (%zu hid a block)", hidden);
+  every_alignment();
 #if defined(__x86_64__)
   CHECKF(ran[SLUICEP_PREFILTER_SSE2], "SSE2 is compared on x86-64");
 #endif

@@ -38,6 +38,9 @@ typedef struct pset {
   size_t minlen; /* the shortest pattern */
   uint8_t byte0; /* the first byte when nfirst == 1 */
   uint64_t byte0x8; /* byte0 in each of the 8 bytes of a word */
+  /* A test (x | m) == v that every second byte passes (and some others:
+   * m has the bits in which they differ), in each byte of a word. */
+  uint64_t pair_m8, pair_v8;
   /* The vector prefilter: a position may start a pattern when its byte is
    * one of vf and the next byte x has (x | vm[k]) == vs[k] for some k (a
    * letter in either case is one test). A superset of first[] and second[]:
@@ -153,6 +156,11 @@ static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
 
 /* Builds the vector prefilter once every pattern is in. */
 static void pset_vector(const think *t, pset *ps) {
+  uint8_t all = 0xFF, any = 0;
+  for (int c = 0; c < 256; c++)
+    if (ps->second[c]) all &= (uint8_t)c, any |= (uint8_t)c;
+  ps->pair_m8 = 0x0101010101010101ULL * (uint8_t)(all ^ any);
+  ps->pair_v8 = 0x0101010101010101ULL * any;
   uint8_t *third = ps->third;
   memset(third, 0, sizeof ps->third);
   for (size_t j = 0; j < ps->count; j++) {
@@ -515,6 +523,8 @@ static sluice_status hold_tail(think *t, const char *p, size_t c, size_t n) {
   return t->base.err.status;
 }
 
+static sluice_status think_feed(sluice_filter *f, const char *p, size_t n);
+
 /* Everything but the commonest token-sized chunk. */
 static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
@@ -529,6 +539,12 @@ static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
       t->hold.len = 0;
       t->consumed++;
       if (sluicep_emit(f, t->cur_ch, t->hold.ptr, 1)) return f->err.status;
+      /* nothing held now: the chunk as if it came first (the quick path
+       * when it applies; it comes back here with nothing held otherwise) */
+      if (ps->nfirst == 1) {
+        t->quick = ps;
+        return think_feed(f, p, n);
+      }
     }
     /* The candidates, decided here when they are no tag or a tag cut by
      * the chunk's end (held); a whole tag changes state: the full path. */
@@ -597,13 +613,20 @@ static sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
    * content as they are. (Channel mode keeps no stream offsets: no limit
    * applies to it.) */
   if (n - 4 <= 4) {
-    /* 4 to 8 bytes in two overlapping words; a byte equal to byte0 shows
-     * as a zero byte of x (never falsely, for existence) */
+    /* 4 to 8 bytes in two overlapping words, the last four in the low
+     * half. A candidate is byte0 followed by a byte that passes the second
+     * byte's test, or byte0 at the end of a half (bytes 3 and 7: the
+     * chunk's last byte, and one whose successor the word does not show).
+     * In c, byte k is zero for byte0 at k and a passing byte at k + 1 (at
+     * the ends of the halves, only the first); the zero test may also flag
+     * a byte above a true zero, never miss one. Most '<' in prose and
+     * markup pass here. */
     uint32_t a, b;
     memcpy(&a, p, 4);
     memcpy(&b, p + n - 4, 4);
-    uint64_t x = ((uint64_t)a << 32 | b) ^ q->byte0x8;
-    if ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) return think_feed_hit(f, p, n);
+    uint64_t w = (uint64_t)a << 32 | b;
+    uint64_t c = (w ^ q->byte0x8) | ((((w | q->pair_m8) ^ q->pair_v8) >> 8) & 0x00FFFFFF00FFFFFFULL);
+    if ((c - 0x0101010101010101ULL) & ~c & 0x8080808080808080ULL) return think_feed_hit(f, p, n);
   } else if (n == 1) {
     if ((uint8_t)p[0] == q->byte0) return think_feed_hit(f, p, n);
   } else if (n < 4) {
