@@ -566,25 +566,43 @@ static int cmp_u32(const void *a, const void *b) {
 /* Walks the lookup's markers on from its near distance to its far one,
  * adding what it finds to the band's list (or dropping the list when
  * full). Positions indexed since the lookup are at the chains' heads and
- * passed over. */
+ * passed over. The s chains are walked side by side, one entry of each per
+ * round: an entry is a load from anywhere in a ring of up to megabytes,
+ * and a round's loads do not wait on one another, where one chain's do.
+ * The list is sorted after, so the order of the walk changes nothing. */
 static void band_far(band *b) {
   uint64_t n0 = b->looked;
+  uint64_t x[MAX_STEP], lo[MAX_STEP], hi[MAX_STEP], tag[MAX_STEP];
+  uint32_t j[MAX_STEP];
   b->far_done = 1;
   b->far_full = 0;
-  for (uint64_t j = 0; j < b->step; j++) {
-    uint64_t fx = b->fx[j], tag = tag_of(fx);
-    uint64_t elow = n0 - j > b->far ? n0 - j - b->far : 0, ehigh = n0 - j - b->near;
-    for (uint64_t x = b->head[slot_of(b, fx)];; x = b->ring[(x & 0xFFFFFFFFu) >> b->shift & b->rmask]) {
-      uint64_t e = x & 0xFFFFFFFFu;
-      if (e < elow || e == 0) break;
-      if (e > ehigh || (x & ~(uint64_t)0xFFFFFFFFu) != tag) continue;
-      if (b->nhits == NHITS) { /* the window's list stays: it is the candidates */
-        b->far_full = 1;
-        b->nhits = b->nnear;
-        return;
+  uint32_t live = 0;
+  for (uint32_t k = 0; k < b->step; k++) {
+    uint64_t fx = b->fx[k];
+    lo[k] = n0 - k > b->far ? n0 - k - b->far : 0;
+    hi[k] = n0 - k - b->near;
+    tag[k] = tag_of(fx);
+    x[live] = b->head[slot_of(b, fx)];
+    j[live++] = k;
+  }
+  while (live) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < live; i++) {
+      uint32_t k = j[i];
+      uint64_t e = x[i] & 0xFFFFFFFFu;
+      if (e < lo[k] || e == 0) continue; /* this chain is done */
+      if (e <= hi[k] && (x[i] & ~(uint64_t)0xFFFFFFFFu) == tag[k]) {
+        if (b->nhits == NHITS) { /* the window's list stays: it is the candidates */
+          b->far_full = 1;
+          b->nhits = b->nnear;
+          return;
+        }
+        b->hits[b->nhits++] = (uint32_t)(n0 - e - k);
       }
-      b->hits[b->nhits++] = (uint32_t)(n0 - e - j);
+      x[kept] = b->ring[e >> b->shift & b->rmask];
+      j[kept++] = k;
     }
+    live = kept;
   }
   qsort(b->hits + b->nnear, (size_t)(b->nhits - b->nnear), sizeof *b->hits, cmp_u32);
 }
