@@ -21,10 +21,10 @@ report() { # name, expected counts as tests/failures/errors/skipped regexps, con
   fi
   echo "$name: valid, $want"
 }
-report pass 'tests="28" failures="0" errors="0" skipped="0"' --suite think/channel-basics.json
+report pass 'tests="29" failures="0" errors="0" skipped="0"' --suite think/channel-basics.json
 report failures 'tests="1" failures="1" errors="0" skipped="0"' \
   --suite think/channel-basics.json --case y_block_in_middle --impl "$bad chunky"
-BADIMPL_MARKER=$out/crash.marker report errors 'tests="28" failures="0" errors="1" skipped="0"' \
+BADIMPL_MARKER=$out/crash.marker report errors 'tests="29" failures="0" errors="1" skipped="0"' \
   --suite think/channel-basics.json -j 1 --impl "$bad crash-once"
 if command -v python3 >/dev/null; then
   report skips 'tests="26" failures="0" errors="0" skipped="17"' \
