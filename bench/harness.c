@@ -347,6 +347,7 @@ int bench_report_write(const char *path, const char *command, int reps, double l
   json_object_set_new(doc, "command", json_string(command));
   json_object_set_new(doc, "reps", json_integer(reps));
   json_object_set_new(doc, "statistic", json_string("median"));
+  json_object_set_new(doc, "malloc", json_string(bench_malloc_note ? bench_malloc_note : ""));
   json_object_set_new(doc, "clock", json_string("CLOCK_THREAD_CPUTIME_ID (mb_s), CLOCK_MONOTONIC (wall_mb_s)"));
   json_t *load = json_object();
   json_object_set_new(load, "before", json_real(load_before));

@@ -138,6 +138,8 @@ void bench_report_target(json_t *row, double target_mbs, double mbs);
 
 /* The machine's load average (1 minute), -1 if unknown. */
 double bench_loadavg(void);
+/* What cmd_bench did to the allocator's thresholds, for the report. */
+extern const char *bench_malloc_note;
 
 /* Where the tables go: stdout, or stderr while --json - writes to stdout. */
 extern FILE *bench_out;
