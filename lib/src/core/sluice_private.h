@@ -226,4 +226,9 @@ extern int sluicep_think_prefilter;
 /* The best implementation this machine runs. */
 int sluicep_think_prefilter_best(void);
 
+/* The monitor's block hash (monitor.c): 1 (the default) uses SSE2 where it
+ * is there, 0 the portable loop; tests set 0 to hold the two to the same
+ * verdicts. */
+extern int sluicep_monitor_vector;
+
 #endif /* SLUICE_PRIVATE_H */
