@@ -229,8 +229,8 @@ static int bench_all(int argc, char **argv) {
  * once it passes a threshold that moves with the process's history, and the
  * next response faults those pages back in. A benchmark that creates a
  * filter per response measured that luck: the same 32 KB monitor row
- * swung by 1.5x between runs, with 10 to 40 page faults per response or
- * none, depending on what the benchmarks before it had left on the heap.
+ * swung by 1.5x between runs, with 8 to 10 page faults per response or
+ * none, depending on what had been left on the heap before it.
  * The thresholds are pinned here, and for the Python and node children
  * alike (GLIBC_TUNABLES, read when they start); SLUICE_BENCH_MALLOC=default
  * measures with glibc's own. Returns what the report says of it. */
