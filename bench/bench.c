@@ -240,8 +240,11 @@ static const char *pin_malloc(void) {
   if (v && strcmp(v, "default") == 0) return "glibc defaults";
   if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 64 << 20) != 1)
     return "glibc defaults (mallopt refused the pinned thresholds)";
-  if (!getenv("GLIBC_TUNABLES"))
-    setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864", 1);
+  if (getenv("GLIBC_TUNABLES"))
+    return "glibc, thresholds pinned here; the children take the GLIBC_TUNABLES already set";
+  if (setenv("GLIBC_TUNABLES",
+             "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864", 1) != 0)
+    return "glibc, thresholds pinned here but not for the children (setenv failed)";
   return "glibc, mmap threshold 32 MiB and trim threshold 64 MiB pinned";
 #else
   return "the C library's";
