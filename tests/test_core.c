@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "../lib/src/core/sluice_private.h"
-#include "sluice.h"
+#include "sluice_kit.h"
 #include "outcmp.h"
 #include "rng.h"
 #include "testutil.h"

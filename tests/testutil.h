@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sluice.h"
+#include "sluice_kit.h"
 
 static int failures;
 

@@ -6,7 +6,7 @@
  */
 #include "tools.h"
 
-#include "../lib/src/kit/kit.h"
+#include "../lib/src/kit/kit_private.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@
 #include "common/rng.h"
 #include "common/suite.h"
 #include "common/util.h"
-#include "sluice.h"
+#include "sluice_kit.h"
 
 /* Subcommands (one file each). Each returns the process exit status. */
 int cmd_proto(int argc, char **argv);
