@@ -263,6 +263,9 @@ static const struct {
                  "\"options\":{\"tags\":[\"reasoning\"]}},{\"filter\":\"clean\"}],\"arguments\":"
                  "{\"max_depth\":64},\"model\":\"llama.cpp/gpt-oss\"}",
      "{\"harmony\":true}"},
+    {"detect", "{\"framing\":\"sse\",\"max_line\":4096}", "{}"},
+    {"capture", "{\"format\":\"ndjson\",\"max_line\":4096,\"max_piece\":100}",
+     "{\"format\":\"sse\"}"},
 };
 
 static void construct_with_faults(const char *filter, const char *options, int jansson_side) {

@@ -202,6 +202,32 @@ int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl
     jw_key(w, "truncated");
     jw_bool(w, !ev->complete);
     break;
+  case SLUICE_EV_PROVIDER:
+    type_key(w, "provider");
+    jw_key(w, "endpoint");
+    jw_string(w, ev->name, ev->name_len);
+    jw_bytes_field(w, "model", ev->data, ev->data_len);
+    jw_key(w, "framing");
+    jw_string(w, ev->id, ev->id_len);
+    jw_key(w, "offset");
+    jw_int(w, (int64_t)ev->offset);
+    jw_key(w, "complete");
+    jw_bool(w, ev->complete);
+    break;
+  case SLUICE_EV_PIECE:
+    type_key(w, "piece");
+    jw_key(w, "offset");
+    jw_int(w, (int64_t)ev->offset);
+    jw_key(w, "t");
+    if (ev->length == UINT64_MAX) jw_null(w);
+    else jw_int(w, (int64_t)ev->length);
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    break;
+  case SLUICE_EV_META:
+    type_key(w, "meta");
+    jw_bytes_field(w, "name", ev->name, ev->name_len);
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    break;
   case SLUICE_EV_SNAPSHOT: /* a tail edit: FORMAT.md "json snapshots" */
     jw_key(w, "type");
     jw_string(w, "snapshot", 8);

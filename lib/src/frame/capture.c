@@ -284,6 +284,7 @@ static int chunks_line(capture *c, const char *p, size_t n, uint64_t at) {
   /* The provider sees the chunks framing's lines: an OpenAI stream whose
    * choices all finished is complete without the [DONE] a recorder drops. */
   if (c->pv && (sluice_feed(c->pv, p, n) != SLUICE_OK || sluice_feed(c->pv, "\n", 1) != SLUICE_OK)) {
+    if (sluice_get_error(c->pv)->status == SLUICE_NOMEM) return take_inner(c, c->pv);
     sluice_free(c->pv); /* it cannot read the stream: no [DONE] is made up */
     c->pv = NULL;
   }
@@ -292,7 +293,9 @@ static int chunks_line(capture *c, const char *p, size_t n, uint64_t at) {
 
 static int chunks_finish(capture *c) {
   if (!c->pv) return 0;
-  int complete = sluice_finish(c->pv) == SLUICE_OK && c->pv_complete;
+  sluice_status st = sluice_finish(c->pv);
+  if (st == SLUICE_NOMEM) return take_inner(c, c->pv);
+  int complete = st == SLUICE_OK && c->pv_complete;
   if (!complete || (c->endpoint != SLUICE_ENDPOINT_OPENAI_CHAT &&
                     c->endpoint != SLUICE_ENDPOINT_OPENAI_COMPLETIONS))
     return 0;

@@ -534,6 +534,7 @@ static int told(provider *pv, sluice_endpoint e, int complete) {
  * for the chunks framing's last line without its LF: if it cannot be
  * read, it is the cut-off end of a truncated recording, not an error. */
 static int on_chunk(provider *pv, const char *p, size_t n, uint64_t at, int complete) {
+  if (pv->told) return 0; /* a detector reads no further */
   pv->chunk_at = at;
   pv->chunk = p;
   size_t a = 0, b = n;
