@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sluice_kit.h"
+#include "sluice.h"
 
 static int failures;
 

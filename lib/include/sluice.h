@@ -1,15 +1,24 @@
 /*
- * sluice.h: the one public header of the sluice library.
+ * sluice.h: the public header of libsluice, which needs only libc: the
+ * filters, the stream framings, the providers, the pipeline, the writer and
+ * the capture reader, with typed options. Filters by name from JSON options
+ * are libsluice-kit's (sluice_kit.h).
  *
- * sluice is a set of streaming filters for LLM output. Every filter keeps the
- * same contract:
+ * Every filter keeps the same contract (docs/examples/think_stream.c, which
+ * CTest compiles and runs; my_emit and my_event are the caller's):
  *
  *     sluice_filter *f;
  *     sluice_think_opts o;
  *     sluice_think_opts_init(&o);
- *     if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) ...;
- *     while (more) sluice_feed(f, buffer, bytes);   // any chunking, empty too
- *     sluice_finish(f);                              // flushes held-back bytes
+ *     sluice_sink sink = {my_emit, my_event, my_data};
+ *     sluice_error err;
+ *     if (sluice_think_new(&f, &o, &sink, NULL, &err) != SLUICE_OK) {
+ *       fprintf(stderr, "%s\n", err.message);
+ *       return 1;
+ *     }
+ *     while ((n = read(0, chunk, sizeof chunk)) > 0)
+ *       sluice_feed(f, chunk, (size_t)n);
+ *     sluice_status st = sluice_finish(f);
  *     sluice_free(f);
  *
  * Output goes to sink->emit(user, channel, bytes, n). Only the concatenation
@@ -814,7 +823,21 @@ SLUICE_API sluice_status sluice_capture_new(sluice_filter **out, const sluice_ca
  * in that order; refusal and the provider's reasoning pass through. A
  * choice's chain is finished at its finish event, so held bytes come out
  * before it. Events: the provider's, and the filters' stop and repair
- * events of the choice the channels show. */
+ * events of the choice the channels show. The stages are kinds and options
+ * structs; the pipeline keeps copies of them. An example
+ * (docs/examples/pipeline.c, which CTest compiles and runs):
+ *
+ *     sluice_think_opts think;
+ *     sluice_think_opts_init(&think);
+ *     think.tags = tags;
+ *     think.ntags = 1;
+ *     sluice_stage stages[] = {{SLUICE_FILTER_THINK, &think}};
+ *     sluice_pipeline_opts po;
+ *     sluice_pipeline_opts_init(&po);
+ *     po.stages = stages;
+ *     po.nstages = 1;
+ *     sluice_sink sink = {to_stdout, NULL, NULL};
+ */
 typedef struct sluice_stage {
   sluice_filter_kind kind; /* SLUICE_FILTER_THINK, _CLEAN, _MONITOR or _HARMONY */
   const void *opts;        /* its options struct (a sluice_think_opts *, ...), set

@@ -5,14 +5,15 @@
  * structs, so a program that names filters and options in JSON (the
  * protocol server, a test runner, a pipeline file) links libsluice-kit as
  * well (pkg-config sluice-kit, or the CMake target sluice::kit). The kit
- * links jansson privately: nothing here exposes a jansson type.
+ * links jansson privately: nothing here exposes a jansson type. An example
+ * (docs/examples/kit_options.c, which CTest compiles and runs):
  *
  *     sluice_filter *f;
  *     sluice_error err;
  *     const char *opts = "{\"tags\": [\"think\"]}";
  *     if (sluice_filter_new_json(&f, "think", opts, strlen(opts), &sink, NULL, &err) !=
  *         SLUICE_OK)
- *       fprintf(stderr, "%s\n", err.message);   // names the bad key
+ *       fprintf(stderr, "%s\n", err.message);
  *
  * Reading the JSON allocates through jansson's allocator
  * (json_set_alloc_funcs); memory running out there is SLUICE_NOMEM. The
