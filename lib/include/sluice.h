@@ -810,6 +810,11 @@ SLUICE_API void sluice_capture_opts_init_size(sluice_capture_opts *o, size_t siz
 SLUICE_API sluice_status sluice_capture_new(sluice_filter **out, const sluice_capture_opts *o,
                                             const sluice_sink *sink, const sluice_mem *mem,
                                             sluice_error *err);
+/* During a SLUICE_EV_PIECE callback of capture filter f: the offset in the
+ * file of what the piece was read from (the line that held it; in an sse or
+ * ndjson body, the piece's own first byte), for messages that point into
+ * the file. */
+SLUICE_API uint64_t sluice_capture_source(const sluice_filter *f);
 
 /* ------------------------------------------------------------------ */
 /* pipeline: provider -> filters -> deltas (DESIGN.md §2 pipelines)     */

@@ -39,6 +39,7 @@ typedef struct capture {
   sluicep_buf piece;    /* the bytes of the piece in progress before the chunk */
   uint64_t piece_start; /* its first byte (stream offset) */
   uint64_t body;        /* bytes of body sent (chunks, recorded) */
+  uint64_t source;      /* the file offset the piece being sent came from */
   uint64_t lf_before;   /* LFs fed before the chunk being fed: line numbers */
   /* chunks */
   sluice_endpoint endpoint;
@@ -94,6 +95,7 @@ static int meta(capture *c, const char *name, const char *p, size_t n) {
 
 /* A piece of the body at `start` (its bytes on TEXT too). */
 static int send_piece(capture *c, const char *p, size_t n, uint64_t start, uint64_t t) {
+  if (c->format == SLUICE_CAPTURE_SSE || c->format == SLUICE_CAPTURE_NDJSON) c->source = start;
   sluice_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = SLUICE_EV_PIECE;
@@ -409,6 +411,7 @@ static int header_fields(capture *c, const span *headers) {
 static int on_split_event(void *user, const sluice_event *ev) {
   capture *c = user;
   if (ev->type != SLUICE_EV_PIECE) return 0;
+  /* c->source is the line being read, which completes the piece */
   return send_piece(c, ev->data, ev->data_len, ev->offset, UINT64_MAX);
 }
 
@@ -506,7 +509,7 @@ static int on_line(void *user, const sluice_event *ev) {
   if (ev->type != SLUICE_EV_RECORD) return 0;
   const char *p = ev->data;
   size_t n = ev->data_len;
-  c->line_at = ev->offset;
+  c->line_at = c->source = ev->offset;
   if (c->format == SLUICE_CAPTURE_CHUNKS) return chunks_line(c, p, n, ev->offset);
   if (!one_object(c, p, n, ev->offset)) return 1;
   return c->header ? piece_line(c, p, n, ev->offset) : header_line(c, p, n, ev->offset);
@@ -666,6 +669,10 @@ static void capture_destroy(sluice_filter *f) {
 
 static const sluicep_vtable capture_vt = {"capture", capture_feed, capture_finish,
                                           capture_destroy};
+
+uint64_t sluice_capture_source(const sluice_filter *f) {
+  return f && f->vt == &capture_vt ? ((const capture *)f)->source : 0;
+}
 
 void sluice_capture_opts_init_size(sluice_capture_opts *o, size_t size) {
   sluice_capture_opts d;
