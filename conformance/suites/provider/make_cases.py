@@ -578,12 +578,63 @@ case(G, "y_gemini_error", sse({"error": {"code": 429, "message": "Resource exhau
 case(G, "y_gemini_prompt_blocked",
      sse({"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 6}}, done=False),
      [F("SAFETY"), U({"promptTokenCount": 6}), END()], "design: a blocked prompt finishes choice 0 with its blockReason")
-case(G, "y_gemini_partial_args_not_assembled",
-     jsonl(gc([{"text": "plan", "thought": True}]), gc([{"functionCall": {"name": "read_screen", "willContinue": True}}]),
-           gc([{"functionCall": {"partialArgs": [{"jsonPath": "$.id", "stringValue": "A", "willContinue": True}], "willContinue": True}}]),
-           gc([{"functionCall": {}}]), gc([{"text": ""}], "STOP")),
-     [D("reasoning", "plan"), TC(0, "", "read_screen"), F("STOP"), END()],
-     "corpus/captures/gemini-vertex-thought-toolcall.chunks.jsonl: Vertex's partialArgs are not assembled")
+PARTIAL = ("corpus/captures/gemini-vertex-thought-toolcall.chunks.jsonl and Vertex's FunctionCall "
+           "and PartialArg (willContinue, jsonPath RFC 9535, string/number/bool/null values)")
+
+
+def fcall(**kw):
+    return gc([{"functionCall": kw}])
+
+
+def pa(path, more=False, **value):
+    d = {"jsonPath": path}
+    d.update(value)
+    if more:
+        d["willContinue"] = True
+    return d
+
+
+case(G, "y_gemini_partial_args_assembled",
+     jsonl(gc([{"text": "plan", "thought": True}]), fcall(name="read_screen", willContinue=True),
+           fcall(partialArgs=[pa("$.id", True, stringValue="A")], willContinue=True),
+           fcall(partialArgs=[pa("$.id", stringValue="")], willContinue=True),
+           fcall(), gc([{"text": ""}], "STOP")),
+     [D("reasoning", "plan"), TC(0, "", "read_screen"), D("arguments", '{"id":"A', index=0),
+      D("arguments", '"', index=0), D("arguments", "}", index=0), F("STOP"), END()],
+     PARTIAL + ": a string in two pieces; the part without willContinue closes the call")
+case(G, "y_gemini_partial_args_nested",
+     sse(fcall(name="f", willContinue=True),
+         fcall(partialArgs=[pa("$.loc.city", True, stringValue="Par")], willContinue=True),
+         fcall(partialArgs=[pa("$.loc.city", stringValue="is"), pa("$.loc.zip", numberValue=75001),
+                            pa("$.flags[0]", boolValue=True), pa("$.flags[1]", nullValue="NULL_VALUE"),
+                            pa("$.n", numberValue=3.5)], willContinue=True),
+         fcall(), gc([{"text": ""}], "STOP"), done=False, crlf=True),
+     [TC(0, "", "f"), D("arguments", '{"loc":{"city":"Par', index=0),
+      D("arguments", 'is","zip":75001},"flags":[true,null],"n":3.5', index=0),
+      D("arguments", "}", index=0), F("STOP"), END()],
+     PARTIAL + ": nested names and indexes open and close containers as the path moves")
+case(G, "y_gemini_partial_args_quoted_names_and_escapes",
+     sse(fcall(name="f", willContinue=True),
+         fcall(partialArgs=[pa("$['a b']", numberValue=1), pa("$[\"x\\\"y\"]", boolValue=False),
+                            pa("$.s", stringValue="q\"\n\u00e9")]),
+         gc([{"text": ""}], "STOP"), done=False, crlf=True),
+     [TC(0, "", "f"), D("arguments", '{"a b":1,"x\\"y":false,"s":"q\\"\\n\u00e9"}', index=0),
+      F("STOP"), END()],
+     PARTIAL + ": bracketed names; a string's escapes kept as JSON; a part without "
+     "willContinue ends the call")
+case(G, "y_gemini_partial_args_next_call_ends_the_streamed_one",
+     sse(fcall(name="a", willContinue=True), fcall(partialArgs=[pa("$.k", True, stringValue="v")],
+                                                   willContinue=True),
+         fcall(name="b", args={"z": 1}), gc([{"text": ""}], "STOP"), done=False, crlf=True),
+     [TC(0, "", "a"), D("arguments", '{"k":"v', index=0), D("arguments", '"}', index=0),
+      TC(1, "", "b"), D("arguments", '{"z":1}', index=1), F("STOP"), END()],
+     PARTIAL + ": a named call that follows ends the one still streaming")
+BAD_PATH_FIRST = sse(fcall(name="f", willContinue=True), done=False)
+case(G, "n_gemini_partial_args_bad_path",
+     BAD_PATH_FIRST + sse(fcall(partialArgs=[pa("$..x", numberValue=1)], willContinue=True),
+                          done=False),
+     None, PARTIAL + ": only paths of names and indexes can be written as they come",
+     error={"code": "provider_format", "offset": len(BAD_PATH_FIRST.encode())})
 
 C = "cohere.json"
 FILES[C] = "Cohere v2 chat streams"

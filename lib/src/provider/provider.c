@@ -685,6 +685,7 @@ static void provider_destroy(sluice_filter *f) {
   sluice_free(pv->framing);
   sluicep_buf_free(&pv->head);
   sluicep_buf_free(&pv->scratch);
+  sluicep_buf_free(&pv->args);
 }
 
 static const sluicep_vtable provider_vt = {"provider", provider_feed, provider_finish,
@@ -737,6 +738,7 @@ static sluice_status provider_make(sluice_filter **out, const sluice_provider_op
   provider *pv = (provider *)f;
   sluicep_buf_init(&pv->head, &f->mem);
   sluicep_buf_init(&pv->scratch, &f->mem);
+  sluicep_buf_init(&pv->args, &f->mem);
   pv->detect_only = detect_only;
   pv->forced = detect_only ? SLUICE_PROVIDER_AUTO : o.provider;
   pv->ad = adapter_of(pv->forced);

@@ -38,6 +38,26 @@ typedef struct pv_choice {
   unsigned char started[PV_MAX_TOOLS / 8]; /* tool indexes started */
 } pv_choice;
 
+/* Gemini on Vertex streams a function call's arguments as path-value
+ * pieces (partialArgs); gemini.c assembles them into JSON text as they
+ * come, keeping only the path of containers open and whether a string
+ * value is open. */
+#define PV_PARTIAL_DEPTH 32
+#define PV_PARTIAL_PATH 512
+typedef struct pv_partial {
+  int open;            /* a streamed call is in progress */
+  size_t choice;
+  long tool;
+  int started;         /* its "{" was sent */
+  int string_open;     /* a string value is open at `path` */
+  /* the path of the open leaf or containers, as segments: each is a kind
+   * byte ('k' a key, 'i' an index) and its text, ended by NUL */
+  char path[PV_PARTIAL_PATH];
+  uint16_t seg_end[PV_PARTIAL_DEPTH]; /* where each segment ends in path */
+  uint16_t depth;                     /* containers open below the root */
+  unsigned char members[PV_PARTIAL_DEPTH + 1]; /* a container has members */
+} pv_partial;
+
 /* What the adapters keep between chunks. */
 typedef struct pv_state {
   int open;      /* a response or message is in progress (its end not seen) */
@@ -47,6 +67,7 @@ typedef struct pv_state {
   pv_choice ch[PV_MAX_CHOICES];
   unsigned char slot_kind[PV_MAX_SLOTS]; /* per content block or output item */
   uint16_t slot_tool[PV_MAX_SLOTS];
+  pv_partial partial;
 } pv_state;
 
 struct provider {
@@ -59,6 +80,7 @@ struct provider {
   size_t choice;               /* the choice the channels show */
   size_t max_line, max_event;
   sluicep_buf scratch; /* decoded strings */
+  sluicep_buf args;    /* streamed arguments being assembled (gemini.c) */
   sluice_endpoint endpoint;    /* detected (UNKNOWN when forced or undecided) */
   int detect_only;             /* sluice_detect_new: tell, then read nothing */
   int told;                    /* ... and it has told */
