@@ -15,6 +15,7 @@
 #include "capread.h"
 #include "bytes.h"
 #include "capsrc.h"
+#include "resplit.h"
 #include "sluice_kit.h"
 #include "jread_check.h"
 #include "rng.h"
@@ -444,6 +445,101 @@ static void test_capsrc(void) {
   tbuf_free(&err);
 }
 
+/* ---------------- resplit: the content with other delta boundaries ---------------- */
+
+/* The text deltas of body read back: their count and their concatenation. */
+static size_t text_deltas(const char *body, size_t n, tbuf *text, int *complete) {
+  sluice_output *o;
+  CHECK(sluice_output_new(&o, NULL) == SLUICE_OK);
+  sluice_sink sink = sluice_output_sink(o);
+  sluice_filter *f;
+  CHECK(sluice_provider_new(&f, NULL, &sink, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_once(f, body, n) == SLUICE_OK);
+  size_t count = 0;
+  text->n = 0;
+  for (size_t i = 0; i < sluice_output_event_count(o); i++) {
+    const sluice_event *ev = sluice_output_event(o, i);
+    if (ev->type == SLUICE_EV_DELTA && ev->name_len == 4 && memcmp(ev->name, "text", 4) == 0) {
+      tbuf_xadd(text, ev->data, ev->data_len);
+      count++;
+    }
+    if (ev->type == SLUICE_EV_END) *complete = ev->complete;
+  }
+  sluice_free(f);
+  sluice_output_free(o);
+  return count;
+}
+
+static void test_resplit(void) {
+  const char *body =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a<th\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ink>\\u00e9</think>\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n";
+  static const char want[] = "a<think>\xc3\xa9</think>";
+  char why[200];
+  rs_content c;
+  CHECK(rs_load(&c, body, strlen(body), SLUICE_ENDPOINT_OPENAI_CHAT, "m", why, sizeof why) == 0);
+  CHECKF(c.points == 2 + 17, "content positions: %llu", (unsigned long long)c.points);
+  static const struct {
+    const char *spec;
+    size_t deltas;
+  } modes[] = {{"whole", 1},     {"codepoint", 17}, {"at:3", 2}, {"at:3,5,7", 4},
+               /* 2 is where the text's run begins: no cut there */
+               {"at:2,3,17", 3}, {"random:7", 0}};
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    rs_spec spec;
+    CHECK(rs_parse(modes[m].spec, &spec, why, sizeof why) == 0);
+    char back[64];
+    rs_format(&spec, back, sizeof back);
+    CHECKF(strcmp(back, modes[m].spec) == 0, "%s formats as %s", modes[m].spec, back);
+    tbuf out = {0}, text = {0};
+    size_t *ends = NULL, n_ends = 0;
+    CHECK(rs_write(&c, &spec, &out, &ends, &n_ends) == 0);
+    int complete = 0;
+    size_t d = text_deltas(out.p, out.n, &text, &complete);
+    CHECKF(text.n == strlen(want) && memcmp(text.p, want, text.n) == 0, "%s: text %.*s",
+           modes[m].spec, (int)text.n, text.p);
+    CHECKF(complete, "%s: not complete", modes[m].spec);
+    /* positions 0 and 1 are the reasoning's; 2 the text's first */
+    if (modes[m].deltas) CHECKF(d == modes[m].deltas, "%s: %zu text deltas", modes[m].spec, d);
+    else CHECKF(d > 1 && d < 17, "%s: %zu text deltas", modes[m].spec, d);
+    CHECK(n_ends > 0 && ends[n_ends - 1] == out.n);
+    free(ends);
+    tbuf_free(&out);
+    tbuf_free(&text);
+  }
+  rs_free(&c);
+  /* Anthropic content is written as Anthropic events */
+  const char *an =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"c\"}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+      "\"delta\":{\"type\":\"text_delta\",\"text\":\"Answer\\n\"}}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+      "\"end_turn\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  CHECK(rs_load(&c, an, strlen(an), SLUICE_ENDPOINT_ANTHROPIC, "c", why, sizeof why) == 0);
+  rs_spec spec;
+  CHECK(rs_parse("at:6", &spec, why, sizeof why) == 0);
+  tbuf out = {0}, text = {0};
+  size_t *ends = NULL, n_ends = 0;
+  CHECK(rs_write(&c, &spec, &out, &ends, &n_ends) == 0);
+  int complete = 0;
+  CHECK(text_deltas(out.p, out.n, &text, &complete) == 2 && complete);
+  CHECK(strstr(out.p, "\"text\":\"\\n\"") != NULL); /* the whitespace-only last delta */
+  free(ends);
+  tbuf_free(&out);
+  tbuf_free(&text);
+  rs_free(&c);
+  /* bad specs */
+  CHECK(rs_parse("at:5,3", &spec, why, sizeof why) == -1);
+  CHECK(rs_parse("at:", &spec, why, sizeof why) == -1);
+  CHECK(rs_parse("sometimes", &spec, why, sizeof why) == -1);
+  CHECK(!rs_supported(SLUICE_ENDPOINT_GEMINI));
+}
+
 int main(void) {
   test_writer_openai();
   test_writer_anthropic();
@@ -454,5 +550,6 @@ int main(void) {
   test_reader();
   test_capread();
   test_capsrc();
+  test_resplit();
   return test_report("test_stream");
 }
