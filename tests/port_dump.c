@@ -19,9 +19,10 @@
  *
  * A line gives the status, each channel's length and 64-bit FNV-1a hash,
  * the number of events and a hash of them all (every field), and a stop
- * verdict in words. The last lines count what the inputs reached; fewer
- * than needed (no repetition stop, no hidden block) is exit status 2, so
- * that a comparison cannot pass on inputs that exercise nothing.
+ * verdict in words. The last line counts what the inputs reached; too
+ * little (few repetition stops, hidden blocks, decoded provider streams)
+ * is exit status 2, so that a comparison cannot pass on inputs that
+ * exercise nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,11 +86,11 @@ static const char *const node_prefixes[] = {"Sure!", "Answer:"};
 
 enum { THINK, THINK_CS, THINK_PAIRS, THINK_PAIR, THINK_ANCHORED, MONITOR_SEED, MONITOR_CURRENT,
        MONITOR_SEED_61, MONITOR_CURRENT_97, CLEAN, HARMONY, JSON, JSON_INCREMENTAL, SSE, NDJSON,
-       NCONFIGS };
+       PROVIDER, CAPTURE, PIPELINE, NCONFIGS };
 static const char *const config_names[NCONFIGS] = {
     "think", "think-case", "think-pairs", "think-pair", "think-anchored", "monitor-seed",
     "monitor-current", "monitor-seed-61", "monitor-current-97", "clean", "harmony", "json",
-    "json-incremental", "sse", "ndjson"};
+    "json-incremental", "sse", "ndjson", "provider", "capture", "pipeline"};
 
 static sluice_status make(int c, sluice_filter **f, const sluice_sink *sink) {
   if (c <= THINK_ANCHORED) {
@@ -125,13 +126,24 @@ static sluice_status make(int c, sluice_filter **f, const sluice_sink *sink) {
     return sluice_json_new(f, &o, sink, NULL, NULL);
   }
   if (c == SSE) return sluice_sse_new(f, NULL, sink, NULL, NULL);
-  return sluice_ndjson_new(f, NULL, sink, NULL, NULL);
+  if (c == NDJSON) return sluice_ndjson_new(f, NULL, sink, NULL, NULL);
+  if (c == PROVIDER) return sluice_provider_new(f, NULL, sink, NULL, NULL);
+  if (c == CAPTURE) return sluice_capture_new(f, NULL, sink, NULL, NULL);
+  /* a provider's stream, then think and the monitor on every choice */
+  sluice_monitor_opts mo;
+  sluice_monitor_opts_init(&mo);
+  mo.profile = SLUICE_MONITOR_CURRENT;
+  sluice_stage stages[] = {{SLUICE_FILTER_THINK, NULL}, {SLUICE_FILTER_MONITOR, &mo}};
+  sluice_pipeline_opts o;
+  sluice_pipeline_opts_init(&o);
+  o.stages = stages, o.nstages = 2;
+  return sluice_pipeline_new(f, &o, sink, NULL, NULL);
 }
 
 /* ---------------- one run ---------------- */
 
 static const char *const chunk_names[] = {"whole", "4k", "tokens"};
-static long runs, stops_repetition, stops_whitespace, hid_blocks;
+static long runs, stops_repetition, stops_whitespace, hid_blocks, decoded;
 
 static int run(const char *name, const unsigned char *p, size_t n, int c, int chunking) {
   digest d;
@@ -165,6 +177,7 @@ static int run(const char *name, const unsigned char *p, size_t n, int c, int ch
   if (!strncmp(d.stop, " | stop repetition", 18)) stops_repetition++;
   if (!strncmp(d.stop, " | stop whitespace", 18)) stops_whitespace++;
   if (c <= THINK_ANCHORED && d.len[SLUICE_THOUGHT] > 0) hid_blocks++;
+  if ((c == PROVIDER || c == PIPELINE) && d.len[SLUICE_TEXT] > 0) decoded++;
   return 0;
 }
 
@@ -320,10 +333,10 @@ int main(int argc, char **argv) {
   }
   free(t.p);
   printf("%ld runs over %ld files and %zu generated texts: %ld repetition stops, %ld whitespace "
-         "stops, %ld think runs hid a block\n",
+         "stops, %ld think runs hid a block, %ld provider runs decoded text\n",
          runs, files, sizeof lengths / sizeof lengths[0] * 4 + 9, stops_repetition,
-         stops_whitespace, hid_blocks);
-  if (stops_repetition < 20 || stops_whitespace < 5 || hid_blocks < 20) {
+         stops_whitespace, hid_blocks, decoded);
+  if (stops_repetition < 20 || stops_whitespace < 5 || hid_blocks < 20 || decoded < 20) {
     fputs("port_dump: the inputs exercise too little to compare on\n", stderr);
     return 2;
   }
