@@ -1,11 +1,11 @@
-# Builds tests/port (the core and its libc-only unit tests) with one
-# compiler and set of flags, runs those tests, and with REFERENCE compares
-# what that build's port_dump prints with what the main build's printed.
+# Configures the project again in its core-only form (libsluice and its
+# unit tests: -DSLUICE_BUILD_KIT=OFF -DSLUICE_BUILD_TOOLS=OFF) with one
+# compiler and set of flags, builds it, runs its tests, and with REFERENCE
+# compares what that build's port_dump prints with what the main build's
+# printed.
 #
 #   cmake -DSRC=<source tree> -DBIN=<build folder> -DCC=<compiler>
-#         -DFLAGS=<C flags, all targets> -DLIB_FLAGS=<the library only>
-#         -DPORTABLE=ON|OFF -DSOURCES=<core sources, |-separated>
-#         -DVERSION_DIR=<folder of sluice_version.h>
+#         -DFLAGS=<C flags> -DBUILD_TYPE=<Release, Debug> -DSANITIZE=ON|OFF
 #         [-DLIST=<port_dump's input list> -DREFERENCE=<the main build's dump>]
 #         -P port_check.cmake
 #
@@ -38,25 +38,25 @@ function(step what)
   endif()
 endfunction()
 
-step("configuring tests/port with ${CC} ${FLAGS}"
-  ${CMAKE_COMMAND} -S ${SRC}/tests/port -B ${BIN} -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_C_COMPILER=${cc_path} "-DCMAKE_C_FLAGS=${FLAGS}" "-DSLUICE_LIB_FLAGS=${LIB_FLAGS}"
-  -DSLUICE_PORTABLE=${PORTABLE} -DSLUICE_SRC=${SRC} "-DSLUICE_CORE_SOURCES=${SOURCES}"
-  -DSLUICE_VERSION_DIR=${VERSION_DIR})
-step("building tests/port" ${CMAKE_COMMAND} --build ${BIN} --parallel 2)
-step("the unit tests of tests/port" ${CMAKE_CTEST_COMMAND} --output-on-failure WORKING_DIRECTORY ${BIN})
+step("configuring the core with ${CC} ${FLAGS}"
+  ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DCMAKE_C_COMPILER=${cc_path} "-DCMAKE_C_FLAGS=${FLAGS}"
+  -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DSLUICE_SANITIZE=${SANITIZE}
+  -DSLUICE_BUILD_KIT=OFF -DSLUICE_BUILD_TOOLS=OFF)
+step("building the core" ${CMAKE_COMMAND} --build ${BIN} --parallel 2)
+step("the core's unit tests" ${CMAKE_CTEST_COMMAND} --output-on-failure WORKING_DIRECTORY ${BIN})
 
 if(REFERENCE)
-  step("port_dump" ${BIN}/port_dump ${LIST} OUTPUT_FILE ${BIN}/port_dump.txt WORKING_DIRECTORY ${SRC})
-  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${REFERENCE} ${BIN}/port_dump.txt
+  step("port_dump" ${BIN}/tests/port_dump ${LIST} OUTPUT_FILE ${BIN}/port-dump.txt
+       WORKING_DIRECTORY ${SRC})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${REFERENCE} ${BIN}/port-dump.txt
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    execute_process(COMMAND diff ${REFERENCE} ${BIN}/port_dump.txt OUTPUT_VARIABLE d)
+    execute_process(COMMAND diff ${REFERENCE} ${BIN}/port-dump.txt OUTPUT_VARIABLE d)
     string(SUBSTRING "${d}" 0 3000 d)
     message(FATAL_ERROR "port: what this build prints differs from the default build's "
             "(< default, > here; a line is input, filter, chunking, status, then length and "
             "hash of each channel and of the events):\n${d}")
   endif()
-  file(STRINGS ${BIN}/port_dump.txt summary REGEX "^[0-9]+ runs over ")
+  file(STRINGS ${BIN}/port-dump.txt summary REGEX "^[0-9]+ runs over ")
   message("port: the same as the default build, line for line: ${summary}")
 endif()
