@@ -230,7 +230,43 @@ static size_t gen_crowded(uint32_t *s, size_t cap) {
   return n;
 }
 
+/* The standard-C arithmetic of src/core/portable.h, which the hash uses
+ * where there is no 128-bit integer (32-bit and SLUICE_PORTABLE builds),
+ * against shift-and-add and a bit loop (and so the native forms against
+ * the same, where they are there): edge values and random ones, with sums
+ * that carry from the low half. */
+static void portable_arith(void) {
+  static const uint64_t edge[] = {0, 1, 2, 0xFFFFFFFFu, 0x100000000ULL, 0x1FFFFFFFFFFFFFFFULL,
+                                  0x8000000000000000ULL, 0xFFFFFFFFFFFFFFFFULL};
+  sluice_rng r = {0x9E3779B97F4A7C15ULL}; /* its own: the streams below keep theirs */
+  size_t bad = 0;
+  for (int i = 0; i < 4000; i++) {
+    uint64_t a = i < 64 ? edge[i / 8] : sluice_rng_next(&r) >> sluice_rng_below(&r, 64);
+    uint64_t b = i < 64 ? edge[i % 8] : sluice_rng_next(&r) >> sluice_rng_below(&r, 64);
+    uint64_t hi, lo = sluicep_mul64x64(a, b, &hi), rhi = 0, rlo = 0;
+    for (int k = 63; k >= 0; k--) { /* (rhi:rlo) = 2 (rhi:rlo) + (bit k of b) a */
+      rhi = rhi << 1 | rlo >> 63;
+      rlo <<= 1;
+      if (b >> k & 1) rhi += (rlo += a) < a;
+    }
+    sluicep_u128 p = sluicep_u128_mul(a, b);
+    sluicep_u128 twice = sluicep_u128_add(p, p), plus = sluicep_u128_add64(p, b);
+    uint64_t plus_lo = rlo + b;
+    if (hi != rhi || lo != rlo || sluicep_u128_hi(p) != rhi || sluicep_u128_lo(p) != rlo ||
+        sluicep_u128_lo(twice) != rlo << 1 || sluicep_u128_hi(twice) != (rhi << 1 | rlo >> 63) ||
+        sluicep_u128_lo(plus) != plus_lo || sluicep_u128_hi(plus) != rhi + (plus_lo < b) ||
+        sluicep_u128_hi(sluicep_u128_of(a)) != 0 || sluicep_u128_lo(sluicep_u128_of(a)) != a)
+      bad++;
+    uint64_t x = a | 1ULL << sluice_rng_below(&r, 64);
+    int z = 0;
+    while (!(x >> z & 1)) z++;
+    if ((int)sluicep_ctz64_c(x) != z || sluicep_ctz64(x) != z) bad++;
+  }
+  CHECKF(bad == 0, "the portable 64x64->128 product, sums and ctz are exact (%zu wrong)", bad);
+}
+
 int main(int argc, char **argv) {
+  portable_arith();
   inject(0);
   inject(1);
   int iters = argc > 1 ? atoi(argv[1]) : 1000;

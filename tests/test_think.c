@@ -159,7 +159,7 @@ int main(void) {
          hidden);
   CHECKF(hidden > 20, "the inputs exercise the tags (%zu hid a block)", hidden);
   every_alignment();
-#if defined(__x86_64__)
+#if SLUICEP_HAVE_X86_DISPATCH
   CHECKF(ran[SLUICEP_PREFILTER_SSE2], "SSE2 is compared on x86-64");
 #endif
   return test_report("test_think");

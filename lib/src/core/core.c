@@ -253,8 +253,7 @@ int sluicep_event(sluice_filter *f, const sluice_event *ev) {
 
 /* The rare cases of sluice_feed, out of its path: a stream fed a few bytes
  * at a time pays for every instruction there. */
-static __attribute__((noinline)) sluice_status feed_rare(sluice_filter *f, const void *p,
-                                                         size_t n) {
+static SLUICEP_NOINLINE sluice_status feed_rare(sluice_filter *f, const void *p, size_t n) {
   if (!f) return SLUICE_INVALID;
   if (f->err.status != SLUICE_OK) return f->err.status;
   if (f->finished) return sluicep_fail(f, SLUICE_FINISHED, f->fed, "feed after finish");
@@ -264,10 +263,10 @@ static __attribute__((noinline)) sluice_status feed_rare(sluice_filter *f, const
 }
 
 sluice_status sluice_feed(sluice_filter *f, const void *p, size_t n) {
-  if (__builtin_expect(!f, 0)) return feed_rare(f, p, n);
-  if (__builtin_expect(f->stopped, 0)) return feed_rare(f, p, n);
-  if (__builtin_expect(!p, 0)) return feed_rare(f, p, n);
-  if (__builtin_expect(!n, 0)) return feed_rare(f, p, n);
+  if (SLUICEP_UNLIKELY(!f)) return feed_rare(f, p, n);
+  if (SLUICEP_UNLIKELY(f->stopped)) return feed_rare(f, p, n);
+  if (SLUICEP_UNLIKELY(!p)) return feed_rare(f, p, n);
+  if (SLUICEP_UNLIKELY(!n)) return feed_rare(f, p, n);
   /* fed moves first, so that the call is the last thing done here (no
    * stack frame); the chunk's start stays in at for the error offsets. */
   uint64_t fed = f->fed;

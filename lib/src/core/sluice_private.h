@@ -5,6 +5,7 @@
 #ifndef SLUICE_PRIVATE_H
 #define SLUICE_PRIVATE_H
 
+#include "portable.h"
 #include "sluice.h"
 
 #include <stdarg.h>
@@ -74,7 +75,7 @@ SLUICE_API sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, 
 
 /* Sets the sticky error (the first one wins) and returns its status. */
 SLUICE_API sluice_status sluicep_fail(sluice_filter *f, sluice_status st, uint64_t offset, const char *fmt,
-                           ...) __attribute__((format(printf, 4, 5)));
+                           ...) SLUICEP_PRINTF(4, 5);
 
 /* Emits bytes on a channel. Returns non-zero when the filter must stop (the
  * callback asked to, or an earlier error). n == 0 emits nothing. */
@@ -197,10 +198,10 @@ size_t sluicep_space_len(const unsigned char *p, size_t n, int *partial);
  * built from the same sources and version, reports bad options with them. */
 /* Sets *err (when err is not NULL). */
 SLUICE_API void sluicep_set_error(sluice_error *err, sluice_status st, uint64_t offset,
-                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                                  const char *fmt, ...) SLUICEP_PRINTF(4, 5);
 /* SLUICE_BAD_OPTION with a message in *err; returns SLUICE_BAD_OPTION. */
 SLUICE_API sluice_status sluicep_bad_option(sluice_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    SLUICEP_PRINTF(2, 3);
 
 /* SLUICE_NOMEM with "out of memory creating the <filter> filter". */
 SLUICE_API sluice_status sluicep_nomem(sluice_error *err, const char *filter);

@@ -103,7 +103,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if SLUICEP_HAVE_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -122,7 +122,8 @@
  * vector hash below relies on. */
 #define INVALID(b) (0x110000u + (uint32_t)(b))
 
-typedef unsigned __int128 u128;
+/* A 128-bit integer, native where the compiler has one (src/core/portable.h). */
+typedef sluicep_u128 u128;
 
 #define NHITS 128 /* distances a band carries between its lookups */
 
@@ -215,13 +216,13 @@ static uint64_t reps(const monitor *m, uint64_t L) {
 
 /* x mod 2^61-1 for x < 2^125: 2^64 is 8 modulo 2^61-1. */
 static inline uint64_t reduce(u128 x) {
-  uint64_t lo = (uint64_t)x, hi = (uint64_t)(x >> 64);
+  uint64_t lo = sluicep_u128_lo(x), hi = sluicep_u128_hi(x);
   uint64_t r = (lo & HMOD) + (lo >> 61) + (hi << 3);
   r = (r & HMOD) + (r >> 61);
   return r >= HMOD ? r - HMOD : r;
 }
 
-static inline uint64_t mulmod(uint64_t a, uint64_t b) { return reduce((u128)a * b); }
+static inline uint64_t mulmod(uint64_t a, uint64_t b) { return reduce(sluicep_u128_mul(a, b)); }
 
 static inline uint64_t submod(uint64_t a, uint64_t b) { return a >= b ? a - b : a + HMOD - b; }
 
@@ -234,14 +235,14 @@ static inline uint64_t extend(uint64_t h, uint32_t c) {
 /* B^(2^k), k < 64, made once: B^e then costs one product per set bit. */
 static uint64_t pow2k[64];
 
-#if defined(__SSE2__) && defined(__x86_64__)
+#if SLUICEP_HAVE_SSE2 && defined(__x86_64__) && SLUICEP_HAVE_INT128
 #define VECTOR_HASH 1
 /* The vector block hash's factors: the power B^(15-i) of each code point
  * of a block, split into its low 32 and high 29 bits (the multiplier takes
  * 32 bits). For the four code points 4q..4q+3 of a block, vlimb[q][0] and
  * [q][1] hold the low halves for the even and the odd ones, [q][2] and
  * [q][3] the high halves, one per 64-bit lane. */
-static uint64_t vlimb[4][4][2] __attribute__((aligned(16)));
+static _Alignas(16) uint64_t vlimb[4][4][2];
 #endif
 int sluicep_monitor_vector = 1;
 
@@ -275,8 +276,9 @@ static uint64_t prefix(const monitor *m, uint64_t x) {
   uint64_t k = x / GRID, r = x % GRID;
   if (r == 0) return m->H[k];
   const uint32_t *c = m->cp + k * GRID;
-  u128 acc = (u128)m->H[k] * m->pw[r];
-  for (uint64_t i = 0; i < r; i++) acc += (u128)((uint64_t)c[i] + 1) * m->pw[r - 1 - i];
+  u128 acc = sluicep_u128_mul(m->H[k], m->pw[r]);
+  for (uint64_t i = 0; i < r; i++)
+    acc = sluicep_u128_add(acc, sluicep_u128_mul((uint64_t)c[i] + 1, m->pw[r - 1 - i]));
   return reduce(acc);
 }
 
@@ -316,14 +318,14 @@ static void hash_blocks(monitor *m) {
 #endif
   for (; k < last; k++) {
     const uint32_t *c = m->cp + k * GRID;
-    u128 acc = (u128)m->H[k] * pw[GRID];
+    u128 acc = sluicep_u128_mul(m->H[k], pw[GRID]);
     /* two accumulators: the adds of one wait less on the other's */
-    u128 acc2 = 0;
+    u128 acc2 = sluicep_u128_of(0);
     for (int i = 0; i < GRID; i += 2) {
-      acc += (u128)((uint64_t)c[i] + 1) * pw[GRID - 1 - i];
-      acc2 += (u128)((uint64_t)c[i + 1] + 1) * pw[GRID - 2 - i];
+      acc = sluicep_u128_add(acc, sluicep_u128_mul((uint64_t)c[i] + 1, pw[GRID - 1 - i]));
+      acc2 = sluicep_u128_add(acc2, sluicep_u128_mul((uint64_t)c[i + 1] + 1, pw[GRID - 2 - i]));
     }
-    m->H[k + 1] = reduce(acc + acc2);
+    m->H[k + 1] = reduce(sluicep_u128_add(acc, acc2));
   }
   m->nblocks = last;
 }
@@ -349,7 +351,7 @@ static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t p
  * is there. */
 static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t max) {
   uint64_t k = 0;
-#if defined(__SSE2__)
+#if SLUICEP_HAVE_SSE2
   for (; k + 4 <= max; k += 4) {
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + x - k - 4));
     __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + y - k - 4));
@@ -389,7 +391,7 @@ static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
  * x86-64); the loop below it is the portable form and the tail. */
 static uint64_t find_back(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t v) {
   uint64_t i = hi + 1; /* candidates below i */
-#if defined(__SSE2__)
+#if SLUICEP_HAVE_SSE2
   __m128i vv = _mm_set1_epi32((int)v);
   while (i >= lo + 4) {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4));
@@ -466,7 +468,7 @@ static int marker_at(const monitor *m, uint64_t pos) {
 /* The fingerprint of the marker that ends at a grid point, from the prefix
  * hashes at its ends: hend - hstart * B^l, as one reduction. */
 static inline uint64_t marker_fp(const band *b, uint64_t hend, uint64_t hstart) {
-  return reduce((u128)hstart * b->npl + hend);
+  return reduce(sluicep_u128_add64(sluicep_u128_mul(hstart, b->npl), hend));
 }
 
 static inline uint32_t slot_of(const band *b, uint64_t f) { return (uint32_t)f & b->tmask; }
@@ -913,6 +915,13 @@ static int reserve(monitor *m, uint64_t more) {
   if (need <= m->cap) return 0;
   sluice_mem *mem = &m->base.mem;
   size_t nc = m->cap ? m->cap + m->cap / 2 : (m->rep_interval ? 4096 : COMPACT);
+#if SIZE_MAX < UINT64_MAX
+  /* A 32-bit size_t cannot count the bytes of 2^30 code points: out of
+   * memory, not a size that wraps around. (A 64-bit one always can: the
+   * history stops at POS_LIMIT.) */
+  if (need > SIZE_MAX / sizeof *m->cp) return -1;
+  if (nc > SIZE_MAX / sizeof *m->cp) nc = (size_t)need;
+#endif
   if (nc < need) nc = (size_t)need;
   uint32_t *cp = sluicep_realloc(mem, m->cp, nc * sizeof *cp);
   if (!cp) return -1;
@@ -1058,7 +1067,7 @@ static uint32_t decode(const uint8_t *s, size_t n) {
 
 /* Eight bytes to eight code points (the caller keeps the ASCII ones). */
 static inline void widen8(uint32_t *out, const uint8_t *p) {
-#if defined(__SSE2__)
+#if SLUICEP_HAVE_SSE2
   __m128i z = _mm_setzero_si128();
   __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)p);
   __m128i w = _mm_unpacklo_epi8(b, z);
@@ -1080,7 +1089,7 @@ static size_t decode_run(monitor *m, const uint8_t *p, size_t i, size_t n, uint6
       memcpy(&w, p + i, 8);
       uint64_t high = w & 0x8080808080808080ULL;
       /* the ASCII bytes before the first other one (all eight, mostly) */
-      size_t a = high ? (size_t)__builtin_ctzll(high) / 8 : 8;
+      size_t a = high ? (size_t)sluicep_ctz64(high) / 8 : 8;
       widen8(out + (k - k0), p + i); /* only the first a are kept */
       i += a;
       k += a;
@@ -1219,7 +1228,7 @@ static sluice_status feed_all(sluice_filter *f, const char *p, size_t n) {
   return f->err.status;
 }
 
-__attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, const char *p, size_t n) {
+SLUICEP_NOINLINE static sluice_status feed_general(sluice_filter *f, const char *p, size_t n) {
   sluice_status st = feed_all(f, p, n);
   set_quick((monitor *)f);
   return st;
@@ -1229,7 +1238,7 @@ __attribute__((noinline)) static sluice_status feed_general(sluice_filter *f, co
  * the bytes out, nothing else to do. Anything else (a sequence cut at the
  * end, an invalid byte) takes the general path, which decodes the same way
  * (sluicep_u8_seq_len, decode). */
-__attribute__((noinline)) static sluice_status feed_token(sluice_filter *f, const char *p, size_t n) {
+SLUICEP_NOINLINE static sluice_status feed_token(sluice_filter *f, const char *p, size_t n) {
   monitor *m = (monitor *)f;
   const uint8_t *u = (const uint8_t *)p;
   uint32_t *out = m->cp + (m->n - m->cp_base);
@@ -1261,14 +1270,14 @@ __attribute__((noinline)) static sluice_status feed_token(sluice_filter *f, cons
   return f->err.status;
 }
 
-static __attribute__((noinline, cold)) sluice_status monitor_emit_failed(sluice_filter *f) {
+static SLUICEP_COLD sluice_status monitor_emit_failed(sluice_filter *f) {
   sluicep_callback_failed(f, SLUICE_TEXT);
   return f->err.status;
 }
 
 /* Widens four ASCII bytes (in memory order in w) to four code points. */
 static inline void widen4(uint32_t *out, uint32_t w) {
-#if defined(__SSE2__)
+#if SLUICEP_HAVE_SSE2
   __m128i z = _mm_setzero_si128();
   __m128i x = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)w), z), z);
   _mm_storeu_si128((__m128i *)(void *)out, x);

@@ -192,7 +192,8 @@ static void pset_free(think *t, pset *ps) {
  * The scan for the next position where a pattern may start is the whole
  * cost on large chunks, so it looks at two bytes per position, 16 or 32
  * positions at a time: SSE2 is always there on x86-64, AVX2 is chosen at
- * run time, and the portable loop serves other machines and the tails.
+ * run time, and the portable loop serves other machines (and every one
+ * in a SLUICE_PORTABLE build, src/core/portable.h) and the tails.
  * Each reports a superset of the positions the tables accept, and
  * next_candidate confirms with the tables, so the output is byte for byte
  * the same whichever runs (tests/test_think.c forces each and compares). */
@@ -200,7 +201,7 @@ static void pset_free(think *t, pset *ps) {
 int sluicep_think_prefilter = -1;
 
 int sluicep_think_prefilter_best(void) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if SLUICEP_HAVE_X86_DISPATCH
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") ? SLUICEP_PREFILTER_AVX2 : SLUICEP_PREFILTER_SSE2;
 #else
@@ -213,13 +214,13 @@ static inline int may_start(const pset *ps, const uint8_t *p, size_t i, size_t n
   return ps->first[p[i]] && (i + 1 >= n || (ps->second[p[i + 1]] && (i + 2 >= n || ps->third[p[i + 2]])));
 }
 
-static inline __attribute__((always_inline)) size_t scan_portable(const pset *ps, const uint8_t *p,
-                                                                 size_t i, size_t n) {
+static inline SLUICEP_ALWAYS_INLINE size_t scan_portable(const pset *ps, const uint8_t *p,
+                                                         size_t i, size_t n) {
   while (i < n && !may_start(ps, p, i, n)) i++;
   return i;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if SLUICEP_HAVE_X86_DISPATCH
 #include <immintrin.h>
 
 /* A mask of the positions in p[0..16) whose three bytes pass the tests. */
@@ -306,7 +307,7 @@ static size_t next_candidate(const pset *ps, const char *cp, size_t i, size_t n)
   if (n - i < 32 || !ps->vector) return scan_portable(ps, p, i, n);
   for (;;) {
     switch (prefilter_impl()) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if SLUICEP_HAVE_X86_DISPATCH
     case SLUICEP_PREFILTER_AVX2: i = scan_avx2(ps, p, i, n); break;
     case SLUICEP_PREFILTER_SSE2: i = scan_sse2(ps, p, i, n); break;
 #endif
@@ -506,8 +507,7 @@ static size_t process_buf(think *t, const char *p, size_t n, int final) {
   return n;
 }
 
-static __attribute__((noinline)) sluice_status think_feed_slow(sluice_filter *f, const char *p,
-                                                               size_t n) {
+static SLUICEP_NOINLINE sluice_status think_feed_slow(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
   return sluicep_held_feed(f, &t->hold, t->maxpat, think_process, p, n);
 }
@@ -574,8 +574,7 @@ static void set_quick(think *t) {
 }
 
 /* Out of line, so that the quick path in think_feed needs no stack frame. */
-static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f, const char *p,
-                                                               size_t n) {
+static SLUICEP_NOINLINE sluice_status think_feed_rest(sluice_filter *f, const char *p, size_t n) {
   sluice_status st = feed_rest(f, p, n);
   set_quick((think *)f);
   return st;
@@ -585,8 +584,7 @@ static __attribute__((noinline)) sluice_status think_feed_rest(sluice_filter *f,
  * start a tag (q = t->quick): most such bytes start none (a '<' in prose
  * or markup), and the chunk is content as it is; a lone first byte at the
  * end is held. Anything else takes the full path. */
-static __attribute__((noinline)) sluice_status think_feed_hit(sluice_filter *f, const char *p,
-                                                              size_t n) {
+static SLUICEP_NOINLINE sluice_status think_feed_hit(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
   const pset *q = t->quick;
   const uint8_t *u = (const uint8_t *)p;
@@ -600,7 +598,7 @@ static __attribute__((noinline)) sluice_status think_feed_hit(sluice_filter *f, 
   return hold_tail(t, p, c, n); /* a lone first byte at the end */
 }
 
-static __attribute__((noinline, cold)) sluice_status think_emit_failed(sluice_filter *f) {
+static SLUICEP_COLD sluice_status think_emit_failed(sluice_filter *f) {
   sluicep_callback_failed(f, ((think *)f)->cur_ch);
   return f->err.status;
 }
@@ -609,8 +607,7 @@ static __attribute__((noinline, cold)) sluice_status think_emit_failed(sluice_fi
  * instructions run once per chunk, and where they fall across fetch
  * blocks moved 1-byte chunks by 7 to 10% between builds that differed
  * only elsewhere in this function. */
-static __attribute__((aligned(64))) sluice_status think_feed(sluice_filter *f, const char *p,
-                                                            size_t n) {
+static SLUICEP_ALIGN_FN(64) sluice_status think_feed(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
   const pset *q = t->quick;
   if (!q) return think_feed_rest(f, p, n);
