@@ -44,7 +44,7 @@ extern "C" {
 
 #if defined(SLUICE_STATIC_DEFINE)
 #define SLUICE_API
-#elif defined(SLUICE_BUILDING)
+#elif defined(SLUICE_BUILDING) && defined(__GNUC__)
 #define SLUICE_API __attribute__((visibility("default")))
 #else
 #define SLUICE_API
