@@ -262,7 +262,7 @@ int opt_parse(const opt_cmd *c, void *const *bases, int argc, char **argv, strli
 /* ---------------- --help ---------------- */
 
 #define HELP_WIDTH 79 /* the longest line */
-#define HELP_COLUMN 24 /* where an option's text starts */
+#define HELP_COLUMN 22 /* where an option's text starts */
 
 /* Appends text, word-wrapped: the first line goes on from column `col`
  * (already written), the next ones are indented to `indent`. "\n" breaks
