@@ -1,7 +1,8 @@
 /*
  * bench_sse.c: `sluice bench sse` (the SSE parser alone) and `sluice bench
  * replay` (whole replays of generated OpenAI and Anthropic captures through
- * the sluice replay command, and its peak RSS). A benchmark, not a test:
+ * the path of the sluice replay command, replay_run, and the peak RSS of
+ * the command run as a child process). A benchmark, not a test:
  * it prints figures; only --rss-limit turns the memory figure into an exit
  * status (for the bounded-memory CTest).
  *
@@ -9,6 +10,8 @@
  * on the machine does not count.
  */
 #include "tools.h"
+
+#include "common/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -289,10 +292,13 @@ int bench_replay(int argc, char **argv) {
       int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
       if (saved < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) die("cannot redirect stdout");
       close(null);
+      replay_opts ro; /* `sluice replay -q CAPTURE` */
+      replay_opts_init(&ro);
+      ro.path = path.p;
+      ro.quiet = 1;
       for (int r = 0; r < reps; r++) {
-        char *args[] = {"replay", "-q", path.p, NULL};
         double t0 = thread_cpu_seconds();
-        int k = cmd_replay(3, args);
+        int k = replay_run(&ro);
         t[r] = thread_cpu_seconds() - t0;
         if (k) rc = 1;
       }
