@@ -203,10 +203,6 @@ static void mc_free(void *ctx, void *p) {
   free(h);
 }
 
-#ifndef SLUICE_BENCH_DIR
-#define SLUICE_BENCH_DIR "bench"
-#endif
-
 typedef struct py_result {
   int ok;
   double cpu, wall;
@@ -224,8 +220,15 @@ static py_result run_python(const char *p, size_t n, size_t chunk, int current, 
   if (fd < 0) return res;
   int wr_ok = write(fd, p, n) == (ssize_t)n;
   close(fd);
+  char found[4096];
   const char *script = getenv("SLUICE_MONITOR_PORT");
-  if (!script) script = SLUICE_BENCH_DIR "/monitor_port.py";
+  if (!script) script = data_path(NULL, "bench/monitor_port.py", found, sizeof found);
+  if (!script) {
+    fprintf(stderr, "sluice bench monitor: bench/monitor_port.py is in the source tree only "
+                    "(not installed): set SLUICE_MONITOR_PORT\n");
+    unlink(path);
+    return res;
+  }
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "python3 '%s' --profile %s --chunk %zu --reps %d --inner %d '%s'",
            script, current ? "current" : "seed", chunk, reps, inner, path);

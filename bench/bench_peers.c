@@ -30,10 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef SLUICE_PEERS_DIR
-#error "SLUICE_PEERS_DIR must name conformance/peers"
-#endif
-
 static const opt_cmd peers_cmd = {
     .name = "bench peers",
     .synopsis = "[options]",
@@ -192,10 +188,19 @@ static int on_path(const char *name) {
   }
 }
 
+/* conformance/peers: $SLUICE_PEERS, else the source tree's (a sluice run
+ * from its build folder; the peers are not installed). NULL when neither. */
+static const char *peers_dir(void) {
+  static char dir[4096];
+  const char *env = getenv("SLUICE_PEERS");
+  if (env && *env) return env;
+  return data_path(NULL, "conformance/peers", dir, sizeof dir);
+}
+
 static int installed(const char *package) {
   struct stat st;
   tbuf d = {0};
-  tbuf_xprintf(&d, "%s/node_modules/%s", SLUICE_PEERS_DIR, package);
+  tbuf_xprintf(&d, "%s/node_modules/%s", peers_dir(), package);
   int ok = stat(d.p, &st) == 0 && S_ISDIR(st.st_mode);
   tbuf_free(&d);
   return ok;
@@ -209,7 +214,7 @@ typedef struct runner {
 static int runner_start(runner *r, double timeout) {
   tbuf cmd = {0};
   tbuf_xadds(&cmd, "cd ");
-  sh_quote(&cmd, SLUICE_PEERS_DIR);
+  sh_quote(&cmd, peers_dir());
   tbuf_xadds(&cmd, " && exec node bench.mjs");
   /* its stderr is kept quiet (a table is being printed) but its last lines
    * are shown when it fails */
@@ -648,10 +653,15 @@ static int check_installed(const plan *pl) {
     fprintf(fp, "sluice bench peers: peers not installed: node is not on PATH\n");
     return pl->a->peer ? 2 : 0;
   }
+  if (!peers_dir()) {
+    fprintf(fp, "sluice bench peers: peers not installed: conformance/peers is in the source "
+                "tree only (set SLUICE_PEERS to a checkout's conformance/peers)\n");
+    return pl->a->peer ? 2 : 0;
+  }
   for (size_t i = 0; i < NPEERS; i++)
     if (pl->want[i] && peers[i].package && !installed(peers[i].package)) {
       fprintf(fp, "sluice bench peers: peers not installed: no %s in %s/node_modules "
-                  "(scripts/install-peers installs them)\n", peers[i].package, SLUICE_PEERS_DIR);
+                  "(scripts/install-peers installs them)\n", peers[i].package, peers_dir());
       return pl->a->peer ? 2 : 0;
     }
   return -1;

@@ -344,7 +344,7 @@ static int setup(conf *cf, caselist *cl, int argc, char **argv) {
   runargs_init(&cf->ra, "conform", argc);
   void *bases[] = {&cf->ra, cf};
   int rc = opt_parse(&conform_cmd, bases, argc, argv, NULL);
-  if (rc < 0 && runargs_finish(&cf->ra, cl, SLUICE_SUITES_DIR)) rc = 2;
+  if (rc < 0 && runargs_finish(&cf->ra, cl)) rc = 2;
   if (rc >= 0) return rc;
   cf->co = cf->ra.co;
   cf->jobs = cf->ra.jobs;

@@ -904,7 +904,7 @@ static int setup(diffrun *d, caselist *cl, int argc, char **argv) {
   d->ra.co.sp.max_single = 256;
   void *bases[] = {d, &d->ra};
   int rc = opt_parse(&diff_cmd, bases, argc, argv, NULL);
-  if (rc < 0 && (settle_peers(d) || runargs_finish(&d->ra, cl, SLUICE_SUITES_DIR))) rc = 2;
+  if (rc < 0 && (settle_peers(d) || runargs_finish(&d->ra, cl))) rc = 2;
   return rc;
 }
 

@@ -236,7 +236,7 @@ static int suite_seeds(const char *suites, const char *out, size_t *count) {
 }
 
 int cmd_mkcorpus(int argc, char **argv) {
-  mkcorpus_args a = {SLUICE_SUITES_DIR, NULL};
+  mkcorpus_args a = {NULL, NULL};
   strlist operands = {0};
   void *bases[] = {&a};
   int rc = opt_parse(&mkcorpus_cmd, bases, argc, argv, &operands);
@@ -245,6 +245,12 @@ int cmd_mkcorpus(int argc, char **argv) {
   if (rc >= 0) return rc;
   if (mkdir(out, 0777) && errno != EEXIST) {
     fprintf(stderr, "sluice mkcorpus: cannot create %s\n", out);
+    return 2;
+  }
+  if (!a.suites) a.suites = suites_dir_default();
+  if (!a.suites) {
+    fprintf(stderr, "sluice mkcorpus: no suites folder: this sluice is neither installed nor in "
+                    "its build folder; give --suites DIR or set SLUICE_SUITES\n");
     return 2;
   }
   size_t count = 0;

@@ -21,6 +21,7 @@
 #include "common/capture.h"
 #include "common/check.h"
 #include "common/chunking.h"
+#include "common/datadir.h"
 #include "common/driver.h"
 #include "common/jsonw.h"
 #include "common/opt.h"

@@ -101,8 +101,13 @@ const opt runargs_options[] = {
      .help = "print failing chunkings whole, not shortened"},
     {0}};
 
-int runargs_finish(runargs *ra, caselist *cl, const char *tree_dir) {
-  if (!ra->sel.dir) ra->sel.dir = suites_dir_default(tree_dir);
+int runargs_finish(runargs *ra, caselist *cl) {
+  if (!ra->sel.dir) ra->sel.dir = suites_dir_default();
+  if (!ra->sel.dir) {
+    fprintf(stderr, "sluice %s: no suites folder: this sluice is neither installed nor in its "
+                    "build folder; give --suites DIR or set SLUICE_SUITES\n", ra->cmd);
+    return -1;
+  }
   /* "--suite captures" names the captures: with no other suite, only they */
   size_t named = ra->sel.nsuites, kept = 0;
   for (size_t i = 0; i < named; i++)

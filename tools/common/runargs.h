@@ -31,9 +31,9 @@ void runargs_free(runargs *ra);
  * command lists this table with the runargs as its base. */
 extern const opt runargs_options[];
 
-/* Loads the selected cases (tree_dir: the source tree's suites, see
- * suites_dir_default) and settles what depends on them (the answer line
- * cap, the deadline). -1 after a message. */
-int runargs_finish(runargs *ra, caselist *cl, const char *tree_dir);
+/* Loads the selected cases (from --suites, else suites_dir_default) and
+ * settles what depends on them (the answer line cap, the deadline). -1
+ * after a message. */
+int runargs_finish(runargs *ra, caselist *cl);
 
 #endif

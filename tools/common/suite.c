@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "datadir.h"
 
 static void case_free(tcase *c) {
   free(c->suite);
@@ -375,23 +376,11 @@ int captures_load(caselist *cl, const char *path, const suite_select *sel, const
   return rc;
 }
 
-const char *suites_dir_default(const char *build_tree_dir) {
+const char *suites_dir_default(void) {
   const char *env = getenv("SLUICE_SUITES");
   if (env && *env) return env;
-  static char installed[PATH_MAX];
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(installed, sizeof installed, "%.3000s/../share/sluice/conformance/suites", exe);
-      struct stat st;
-      if (stat(installed, &st) == 0 && S_ISDIR(st.st_mode)) return installed;
-    }
-  }
-  return build_tree_dir;
+  static char dir[PATH_MAX];
+  return data_path("conformance/suites", "conformance/suites", dir, sizeof dir);
 }
 
 /* ---------------- id notes ---------------- */
