@@ -431,7 +431,9 @@ static void write_markdown(const diffrun *d, tbuf *b) {
 
 static void esc(tbuf *b, const char *s) { markup_escape(b, s, strlen(s)); }
 
-static void write_html(const diffrun *d, tbuf *b) {
+/* The page's head: the style, what was run, the legend and the summary
+ * table. */
+static void html_head(const diffrun *d, tbuf *b) {
   const caselist *cl = d->cl;
   tbuf_xadds(b,
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -475,7 +477,11 @@ static void write_html(const diffrun *d, tbuf *b) {
     tbuf_xprintf(b, "<td>%zu</td></tr>\n", t.fresh);
   }
   tbuf_xadds(b, "</table>\n");
-  size_t *order = row_order(d);
+}
+
+/* A table per suite, its rows in `order`. */
+static void html_suites(const diffrun *d, tbuf *b, const size_t *order) {
+  const caselist *cl = d->cl;
   for (size_t i = 0; i < cl->n;) {
     size_t j = i;
     while (j < cl->n && strcmp(cl->v[order[j]].suite, cl->v[order[i]].suite) == 0) j++;
@@ -515,6 +521,11 @@ static void write_html(const diffrun *d, tbuf *b) {
     tbuf_xadds(b, "</table>\n");
     i = j;
   }
+}
+
+/* The details of every cell that has some, with its anchor. */
+static void html_details(const diffrun *d, tbuf *b, const size_t *order) {
+  const caselist *cl = d->cl;
   tbuf_xadds(b, "<h2>Details</h2>\n");
   for (size_t k = 0; k < cl->n; k++) {
     size_t ci = order[k];
@@ -539,6 +550,13 @@ static void write_html(const diffrun *d, tbuf *b) {
       tbuf_xadds(b, "</pre></div>\n");
     }
   }
+}
+
+static void write_html(const diffrun *d, tbuf *b) {
+  html_head(d, b);
+  size_t *order = row_order(d);
+  html_suites(d, b, order);
+  html_details(d, b, order);
   tbuf_xadds(b, "</body></html>\n");
   free(order);
 }
