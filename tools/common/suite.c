@@ -48,6 +48,70 @@ static int selected(const suite_select *sel, const char *id) {
   return 0;
 }
 
+/* A case's "chunks" (its recorded chunking), which must concatenate to its
+ * input. 0, or -1 with a reason in why. */
+static int load_chunks(tcase *c, json_t *chunks, const char *ids, char *why, size_t wl) {
+  char tmp[400];
+  if (!json_is_array(chunks)) {
+    snprintf(why, wl, "%.100s: \"chunks\" must be an array", ids);
+    return -1;
+  }
+  size_t i, off = 0;
+  json_t *ch;
+  json_array_foreach(chunks, i, ch) {
+    tbytes b;
+    if (bytes_from_spec(ch, &b, tmp, sizeof tmp)) {
+      snprintf(why, wl, "%.100s: chunks[%zu]: %s", ids, i, tmp);
+      return -1;
+    }
+    int same = off + b.n <= c->input.n && (b.n == 0 || memcmp(c->input.p + off, b.p, b.n) == 0);
+    free(b.p);
+    if (!same) break;
+    chunking_push(&c->recorded, b.n);
+    off += b.n;
+  }
+  if (i < json_array_size(chunks) || off != c->input.n) {
+    snprintf(why, wl, "%.100s: \"chunks\" do not concatenate to \"input\"", ids);
+    return -1;
+  }
+  c->has_recorded = 1;
+  return 0;
+}
+
+/* A case's "expect" (NULL: none, for an i_ case only). 0, or -1 with a
+ * reason in why. */
+static int load_expect(tcase *c, json_t *ex, const char *ids, char *why, size_t wl) {
+  char tmp[400];
+  c->expect_held = -1;
+  if (!ex && c->verdict != 'i') {
+    snprintf(why, wl, "%.100s: y_ and n_ cases need \"expect\"", ids);
+    return -1;
+  }
+  if (!ex) return 0;
+  if (!json_is_object(ex)) {
+    snprintf(why, wl, "%.100s: \"expect\" must be an object", ids);
+    return -1;
+  }
+  if (c->verdict == 'n' && !json_object_get(ex, "error")) {
+    snprintf(why, wl, "%.100s: an n_ case expects an \"error\"", ids);
+    return -1;
+  }
+  if (answer_from_expect(&c->expect, ex, tmp, sizeof tmp)) {
+    snprintf(why, wl, "%.100s: %s", ids, tmp);
+    return -1;
+  }
+  c->has_expect = 1;
+  json_t *mh = json_object_get(ex, "max_held");
+  if (mh) {
+    if (!json_is_integer(mh) || json_integer_value(mh) < 0) {
+      snprintf(why, wl, "%.100s: \"max_held\" must be a non-negative integer", ids);
+      return -1;
+    }
+    c->expect_held = json_integer_value(mh);
+  }
+  return 0;
+}
+
 /* One case into c. Returns 0, or -1 with a reason in why. */
 static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char *why,
                      size_t wl) {
@@ -92,61 +156,8 @@ static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char 
     return -1;
   }
   json_t *chunks = json_object_get(jc, "chunks");
-  if (chunks) {
-    if (!json_is_array(chunks)) {
-      snprintf(why, wl, "%.100s: \"chunks\" must be an array", ids);
-      return -1;
-    }
-    size_t i, off = 0;
-    json_t *ch;
-    json_array_foreach(chunks, i, ch) {
-      tbytes b;
-      if (bytes_from_spec(ch, &b, tmp, sizeof tmp)) {
-        snprintf(why, wl, "%.100s: chunks[%zu]: %s", ids, i, tmp);
-        return -1;
-      }
-      int same = off + b.n <= c->input.n && (b.n == 0 || memcmp(c->input.p + off, b.p, b.n) == 0);
-      free(b.p);
-      if (!same) break;
-      chunking_push(&c->recorded, b.n);
-      off += b.n;
-    }
-    if (i < json_array_size(chunks) || off != c->input.n) {
-      snprintf(why, wl, "%.100s: \"chunks\" do not concatenate to \"input\"", ids);
-      return -1;
-    }
-    c->has_recorded = 1;
-  }
-  c->expect_held = -1;
-  json_t *ex = json_object_get(jc, "expect");
-  if (!ex && c->verdict != 'i') {
-    snprintf(why, wl, "%.100s: y_ and n_ cases need \"expect\"", ids);
-    return -1;
-  }
-  if (ex) {
-    if (!json_is_object(ex)) {
-      snprintf(why, wl, "%.100s: \"expect\" must be an object", ids);
-      return -1;
-    }
-    if (c->verdict == 'n' && !json_object_get(ex, "error")) {
-      snprintf(why, wl, "%.100s: an n_ case expects an \"error\"", ids);
-      return -1;
-    }
-    if (answer_from_expect(&c->expect, ex, tmp, sizeof tmp)) {
-      snprintf(why, wl, "%.100s: %s", ids, tmp);
-      return -1;
-    }
-    c->has_expect = 1;
-    json_t *mh = json_object_get(ex, "max_held");
-    if (mh) {
-      if (!json_is_integer(mh) || json_integer_value(mh) < 0) {
-        snprintf(why, wl, "%.100s: \"max_held\" must be a non-negative integer", ids);
-        return -1;
-      }
-      c->expect_held = json_integer_value(mh);
-    }
-  }
-  return 0;
+  if (chunks && load_chunks(c, chunks, ids, why, wl)) return -1;
+  return load_expect(c, json_object_get(jc, "expect"), ids, why, wl);
 }
 
 static void push_case(caselist *cl, const tcase *c) {
