@@ -223,31 +223,13 @@ static json_t *capture_header(exchange *x, struct MHD_Connection *c, const char 
   return h;
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-                               const char *method, const char *version, const char *upload,
-                               size_t *upload_size, void **con_cls) {
-  (void)version;
-  recorder *rec = cls;
-  exchange *x = *con_cls;
-  if (!x) {
-    x = xcalloc(1, sizeof *x);
-    x->rec = rec;
-    *con_cls = x;
-    return MHD_YES;
-  }
-  if (http_collect(&x->in, upload, upload_size, (size_t)64 << 20)) return MHD_YES;
-  *con_cls = NULL; /* from here the response owns it (free_exchange) */
-  fwd f = {x, {0}};
-  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, copy_arg, &f);
-  tbuf dest = {0}, path = {0};
-  tbuf_xprintf(&path, "%s%s", url, f.query.p ? f.query.p : "");
-  tbuf_xprintf(&dest, "%s%s", rec->upstream, path.p);
-  tbuf_free(&f.query);
-  MHD_get_connection_values(c, MHD_HEADER_KIND, copy_header, x);
+/* The upstream transfer of an exchange, to dest (libcurl, pumped by the
+ * response's reader). */
+static void start_transfer(exchange *x, const char *dest, const char *method) {
   x->easy = curl_easy_init();
   x->multi = curl_multi_init();
   if (!x->easy || !x->multi) die("out of memory");
-  curl_easy_setopt(x->easy, CURLOPT_URL, dest.p);
+  curl_easy_setopt(x->easy, CURLOPT_URL, dest);
   curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST, method);
   if (x->in.body.n || strcmp(method, "POST") == 0) {
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->in.body.p ? x->in.body.p : "");
@@ -258,19 +240,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
   curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
-  curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)(rec->timeout * 1000));
+  curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)(x->rec->timeout * 1000));
   curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
   curl_multi_add_handle(x->multi, x->easy);
-  x->t0 = now_seconds();
-  pump(x, 1);
-  /* The capture begins once the status and headers are known. */
+}
+
+/* The exchange's capture file, begun once the status and headers are
+ * known: its header, then the piece received so far. */
+static void open_capture(exchange *x, struct MHD_Connection *c, const char *url,
+                         const char *method, const char *path) {
+  recorder *rec = x->rec;
   x->path = NULL;
   tbuf name = {0};
   tbuf_xprintf(&name, "%s/%04lu-%s.capture.jsonl", rec->out,
                (unsigned long)atomic_fetch_add(&rec->seq, 1) + 1,
                cap_family_name(http_family_of_path(url)));
   x->path = tbuf_take(&name, NULL);
-  json_t *header = capture_header(x, c, method, path.p);
+  json_t *header = capture_header(x, c, method, path);
   if (capw_open(&x->w, x->path, header) == 0) {
     x->writing = 1;
     if (x->piece.n && capw_piece(&x->w, now_seconds() - x->t0, x->piece.p, x->piece.n))
@@ -279,8 +265,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     fprintf(stderr, "sluice record: cannot write %s: %s\n", x->path, strerror(errno));
   }
   json_decref(header);
-  tbuf_free(&dest);
-  tbuf_free(&path);
+}
+
+/* The upstream's answer passed on as it arrives (or a 502 when there is
+ * none); the response owns x from here. */
+static enum MHD_Result pass_on(exchange *x, struct MHD_Connection *c) {
   if (x->finished && x->result != CURLE_OK && x->status == 0) {
     char msg[300];
     snprintf(msg, sizeof msg, "sluice record: the upstream failed: %s",
@@ -304,6 +293,37 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   enum MHD_Result rc = MHD_queue_response(c, (unsigned)x->status, resp);
   MHD_destroy_response(resp);
   return rc;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls) {
+  (void)version;
+  recorder *rec = cls;
+  exchange *x = *con_cls;
+  if (!x) {
+    x = xcalloc(1, sizeof *x);
+    x->rec = rec;
+    *con_cls = x;
+    return MHD_YES;
+  }
+  if (http_collect(&x->in, upload, upload_size, (size_t)64 << 20)) return MHD_YES;
+  *con_cls = NULL; /* from here the response owns it (free_exchange) */
+  fwd f = {x, {0}};
+  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, copy_arg, &f);
+  tbuf dest = {0}, path = {0};
+  tbuf_xprintf(&path, "%s%s", url, f.query.p ? f.query.p : "");
+  tbuf_xprintf(&dest, "%s%s", rec->upstream, path.p);
+  tbuf_free(&f.query);
+  MHD_get_connection_values(c, MHD_HEADER_KIND, copy_header, x);
+  start_transfer(x, dest.p, method);
+  x->t0 = now_seconds();
+  pump(x, 1);
+  /* The capture begins once the status and headers are known. */
+  open_capture(x, c, url, method, path.p);
+  tbuf_free(&dest);
+  tbuf_free(&path);
+  return pass_on(x, c);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,

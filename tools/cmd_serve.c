@@ -270,6 +270,62 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, cap_family fam, uns
   return rc;
 }
 
+/* The recorded headers that describe the content (not its length, coding
+ * or type, which are ours, and no secret). */
+static void add_recorded_headers(struct MHD_Response *resp, const capture *cap) {
+  for (size_t i = 0; i < cap->headers.n; i++) {
+    const char *h = cap->headers.v[i], *colon = strchr(h, ':');
+    if (!colon) continue;
+    char name[128];
+    size_t nl = (size_t)(colon - h) < sizeof name - 1 ? (size_t)(colon - h) : sizeof name - 1;
+    memcpy(name, h, nl);
+    name[nl] = '\0';
+    static const char *const skip[] = {"content-length", "transfer-encoding", "connection",
+                                       "content-encoding", "content-type", "date", NULL};
+    int keep = !http_secret_header(name);
+    for (size_t k = 0; skip[k] && keep; k++) keep = strcasecmp(name, skip[k]) != 0;
+    if (keep) MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
+  }
+}
+
+/* The streamed answer: the capture from its first byte, paced, re-cut and
+ * faulted as the options say. */
+static enum MHD_Result stream_capture(server *sv, struct MHD_Connection *c, cap_family fam,
+                                      const capture *cap) {
+  stream *s = xcalloc(1, sizeof *s);
+  s->sv = sv;
+  s->cap = cap;
+  s->rng = sluice_rng_seed(sv->seed);
+  s->t0 = s->last = now_seconds();
+  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  s->fd = ci ? ci->connect_fd : -1;
+  /* Each piece goes out when it is due, not when Nagle's algorithm lets a
+   * small write go (after the peer's delayed ACK). */
+  int one = 1;
+  if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (sv->gzip) {
+    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+      die("out of memory");
+    s->gz = 1;
+  }
+  struct MHD_Response *resp =
+      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
+  if (!resp) {
+    free_stream(s);
+    return MHD_NO;
+  }
+  /* The recorded headers that describe the content, then ours. */
+  add_recorded_headers(resp, cap);
+  MHD_add_response_header(resp, "Content-Type", http_stream_type(fam));
+  MHD_add_response_header(resp, "Cache-Control", "no-cache");
+  MHD_add_response_header(resp, "X-Sluice-Capture", cap->name);
+  if (sv->gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+  enum MHD_Result rc = MHD_queue_response(c, (unsigned)cap->status, resp);
+  MHD_destroy_response(resp);
+  return rc;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls) {
@@ -310,50 +366,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   if (!wants_stream(fam, &r->in.body))
     return reply_error(c, fam, MHD_HTTP_BAD_REQUEST,
                        "sluice serve answers streaming requests only (set \"stream\": true)");
-  stream *s = xcalloc(1, sizeof *s);
-  s->sv = sv;
-  s->cap = cap;
-  s->rng = sluice_rng_seed(sv->seed);
-  s->t0 = s->last = now_seconds();
-  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  s->fd = ci ? ci->connect_fd : -1;
-  /* Each piece goes out when it is due, not when Nagle's algorithm lets a
-   * small write go (after the peer's delayed ACK). */
-  int one = 1;
-  if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (sv->gzip) {
-    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
-      die("out of memory");
-    s->gz = 1;
-  }
-  struct MHD_Response *resp =
-      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
-  if (!resp) {
-    free_stream(s);
-    return MHD_NO;
-  }
-  /* The recorded headers that describe the content, then ours. */
-  for (size_t i = 0; i < cap->headers.n; i++) {
-    const char *h = cap->headers.v[i], *colon = strchr(h, ':');
-    if (!colon) continue;
-    char name[128];
-    size_t nl = (size_t)(colon - h) < sizeof name - 1 ? (size_t)(colon - h) : sizeof name - 1;
-    memcpy(name, h, nl);
-    name[nl] = '\0';
-    static const char *const skip[] = {"content-length", "transfer-encoding", "connection",
-                                       "content-encoding", "content-type", "date", NULL};
-    int keep = !http_secret_header(name);
-    for (size_t k = 0; skip[k] && keep; k++) keep = strcasecmp(name, skip[k]) != 0;
-    if (keep) MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
-  }
-  MHD_add_response_header(resp, "Content-Type", http_stream_type(fam));
-  MHD_add_response_header(resp, "Cache-Control", "no-cache");
-  MHD_add_response_header(resp, "X-Sluice-Capture", cap->name);
-  if (sv->gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
-  enum MHD_Result rc = MHD_queue_response(c, (unsigned)cap->status, resp);
-  MHD_destroy_response(resp);
-  return rc;
+  return stream_capture(sv, c, fam, cap);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
