@@ -61,7 +61,7 @@ static const opt replay_options[] = {
 
 static const opt_cmd sse_cmd = {
     .name = "bench sse",
-    .synopsis = "[--mb N] [--reps N]",
+    .synopsis = "[options]",
     .intro = "Generates N MiB (default 64) of OpenAI chat completion events (SSE) and\n"
              "parses them with the sse filter alone at 16-byte and 64 KiB chunks.\n"
              "Prints MB/s (CPU time, the median of --reps runs, default 5).\n"
@@ -71,7 +71,7 @@ static const opt_cmd sse_cmd = {
 
 static const opt_cmd replay_cmd = {
     .name = "bench replay",
-    .synopsis = "[--mb N] [--reps N] [--rss] [--rss-limit MB] [--dir D]",
+    .synopsis = "[options]",
     .intro = "Writes an OpenAI and an Anthropic capture of N MiB each (default 64) into\n"
              "D and replays each as `sluice replay -q CAPTURE` does (the recorded\n"
              "chunking, text output to /dev/null), in this process: MB/s, CPU time, the\n"

@@ -434,8 +434,8 @@ static const opt_cmd capture_cmd = {
         "                  application/x-ndjson); gzip-encoded bodies are decoded\n"
         "  *.har           HAR files from browser devtools: one capture per entry that\n"
         "                  streams\n"
-        "  *.chunks.txt    AI SDK fixtures (one provider chunk per line): checked line by\n"
-        "                  line and written as .chunks.jsonl\n"
+        "  *.chunks.txt    AI SDK fixtures (one provider chunk per line): checked line\n"
+        "                  by line and written as .chunks.jsonl\n"
         "Captures are written as DIR/NAME-N.capture.jsonl (N: the interaction or entry,\n"
         "from 1), secrets scrubbed, without recorded times (`sluice serve` then paces\n"
         "them with --ttft and --gap). Each file written is printed.\n",

@@ -456,11 +456,12 @@ static const opt_cmd serve_cmd = {
     .synopsis = "CAPTURE... [options]",
     .intro =
         "Serves recorded provider streams over HTTP/1.1 (chunked), at the streaming\n"
-        "endpoint of each capture's provider: POST /v1/chat/completions, /v1/completions,\n"
-        "/v1/responses, /v1/messages, /api/chat, /api/generate, /completion, and\n"
-        "/v1beta/models/MODEL:streamGenerateContent?alt=sse. A request picks a capture by\n"
-        "the header X-Sluice-Capture: NAME, else by the \"model\" it asks for, else in turn.\n"
-        "GET /_sluice/log lists the requests received (secrets redacted).\n",
+        "endpoint of each capture's provider: POST /v1/chat/completions,\n"
+        "/v1/completions, /v1/responses, /v1/messages, /api/chat, /api/generate,\n"
+        "/completion, and /v1beta/models/MODEL:streamGenerateContent?alt=sse. A request\n"
+        "picks a capture by the header X-Sluice-Capture: NAME, else by the \"model\" it\n"
+        "asks for, else in turn. GET /_sluice/log lists the requests received (secrets\n"
+        "redacted).\n",
     .tables = {listen_options, server_options, ending_options},
     .operands = "CAPTURE...",
     .min_operands = 1,
