@@ -757,13 +757,19 @@ static int load_peers(diffrun *d, const char *dir) {
 
 /* ---------------- options ---------------- */
 
+/* NAME=VALUE (--impl, --known): the name (malloc'd) and *value; NULL with
+ * the reason in why. */
+static char *named_arg(const char *v, const char *what, const char **value, char *why,
+                       size_t wl) {
+  char *name = split_named(v, value);
+  if (!name) snprintf(why, wl, "needs NAME=%s, not \"%.60s\"", what, v);
+  return name;
+}
+
 static int impl_arg(void *base, const char *v, char *why, size_t wl) {
   const char *cmd;
-  char *name = split_named(v, &cmd);
-  if (!name) {
-    snprintf(why, wl, "needs NAME=COMMAND, not \"%.60s\"", v);
-    return -1;
-  }
+  char *name = named_arg(v, "COMMAND", &cmd, why, wl);
+  if (!name) return -1;
   add_peer(base, name, cmd, NULL);
   free(name);
   return 0;
@@ -771,11 +777,8 @@ static int impl_arg(void *base, const char *v, char *why, size_t wl) {
 
 static int known_arg(void *base, const char *v, char *why, size_t wl) {
   const char *file;
-  char *name = split_named(v, &file);
-  if (!name) {
-    snprintf(why, wl, "needs NAME=FILE, not \"%.60s\"", v);
-    return -1;
-  }
+  char *name = named_arg(v, "FILE", &file, why, wl);
+  if (!name) return -1;
   free(name); /* read once every implementation is known (settle_peers) */
   strlist_add(&((diffrun *)base)->knowns, v);
   return 0;
