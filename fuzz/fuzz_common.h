@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sluice.h"
+#include "sluice_kit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "sluice_kit.h"
 #include "testutil.h"
 
 

@@ -9,7 +9,7 @@
  * - A million-deep nesting and a million repairs run without recursion.
  * - Running out of memory at any allocation is SLUICE_NOMEM, never a crash.
  */
-#include "sluice.h"
+#include "sluice_kit.h"
 #include "testutil.h"
 
 #include <dirent.h>

@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <zlib.h>
 
 #include "capread.h"
+#include "bytes.h"
+#include "capsrc.h"
+#include "sluice_kit.h"
 #include "jread_check.h"
 #include "rng.h"
 #include "util.h"
@@ -227,6 +232,7 @@ static void test_feeding_faults(void) {
   CHECK(completed && n > 2);
 }
 
+
 /* ---------------- the JSON reader against jansson ---------------- */
 
 static void test_reader(void) {
@@ -316,13 +322,137 @@ static void test_capread(void) {
   recorded_chunks("\n{\"a\":1}\n{\"b\":\"\r\"}\n{}", lines, 3);
 }
 
+
+/* ---------------- capsrc: a file through the one reader ---------------- */
+
+typedef struct collected {
+  tbuf body;
+  size_t pieces;
+  uint64_t last_t, last_source;
+  size_t stop_after; /* 0: never */
+} collected;
+
+static int collect_piece(void *user, const char *p, size_t n, uint64_t t, uint64_t source) {
+  collected *c = user;
+  tbuf_xadd(&c->body, p, n);
+  c->pieces++;
+  c->last_t = t;
+  c->last_source = source;
+  return c->stop_after && c->pieces == c->stop_after;
+}
+
+static void write_tmp(char *path, const void *p, size_t n) {
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && write(fd, p, n) == (ssize_t)n);
+  close(fd);
+}
+
+/* a .capture.jsonl whose body is `body` gzip-encoded, in two pieces */
+static void gzip_recording(char *path, const char *body, size_t n, int timed) {
+  unsigned char gz[1 << 16];
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  CHECK(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  z.next_in = (Bytef *)(uintptr_t)body;
+  z.avail_in = (uInt)n;
+  z.next_out = gz;
+  z.avail_out = sizeof gz;
+  CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  size_t gn = sizeof gz - z.avail_out;
+  deflateEnd(&z);
+  tbuf f = {0};
+  tbuf_xprintf(&f, "{\"sluice_capture\":1,\"timed\":%s,\"response\":{\"status\":201,"
+               "\"headers\":{\"Content-Encoding\":\"gzip\"}}}\n", timed ? "true" : "false");
+  size_t half = gn / 2;
+  for (int k = 0; k < 2; k++) {
+    char *b64 = b64_encode((const char *)gz + (k ? half : 0), k ? gn - half : half);
+    tbuf_xprintf(&f, "{\"t\":0.%d,\"data_b64\":\"%s\"}\n", k + 1, b64);
+    free(b64);
+  }
+  tbuf_xadds(&f, "{\"t\":0.3,\"end\":\"complete\"}\n");
+  write_tmp(path, f.p, f.n);
+  tbuf_free(&f);
+}
+
+static void test_capsrc(void) {
+  capsrc_info info;
+  tbuf err = {0};
+  collected c;
+  /* a gzip-encoded recording, decoded; the detector names the body */
+  const char *body = "data: {\"object\":\"chat.completion.chunk\",\"model\":\"gz-model\","
+                     "\"choices\":[]}\n\ndata: [DONE]\n\n";
+  char path[] = "/tmp/sluice-test-capsrc-XXXXXX";
+  gzip_recording(path, body, strlen(body), 1);
+  memset(&c, 0, sizeof c);
+  CHECK(capsrc_read(path, 0, collect_piece, &c, &info, &err) == 0);
+  CHECKF(c.body.n == strlen(body) && memcmp(c.body.p, body, c.body.n) == 0, "gzip body: %.*s",
+         (int)c.body.n, c.body.p);
+  CHECK(info.gzip && info.timed && info.status == 201 && info.format == SLUICE_CAPTURE_RECORDED);
+  CHECKF(info.endpoint == SLUICE_ENDPOINT_OPENAI_CHAT && strcmp(info.model, "gz-model") == 0,
+         "detected %s %s", sluice_endpoint_name(info.endpoint), info.model);
+  CHECK(strcmp(info.end, "complete") == 0 && c.last_t == 200000);
+  capsrc_info_free(&info);
+  tbuf_free(&c.body);
+  unlink(path);
+  /* a gzip bomb: 64 MiB of zeros is refused by the ratio cap, cleanly */
+  size_t big = (size_t)64 << 20;
+  char *zeros = calloc(1, big);
+  strcpy(path, "/tmp/sluice-test-capsrc-XXXXXX");
+  gzip_recording(path, zeros, big, 0);
+  free(zeros);
+  memset(&c, 0, sizeof c);
+  err.n = 0;
+  CHECK(capsrc_read(path, 0, collect_piece, &c, &info, &err) == -1);
+  CHECKF(err.n && strstr(err.p, "times its size"), "bomb: %.*s", (int)err.n, err.p);
+  CHECK(c.body.n < ((size_t)1 << 20));
+  capsrc_info_free(&info);
+  tbuf_free(&c.body);
+  unlink(path);
+  /* a malformed line: the file, the line and the byte */
+  const char *bad = "{\"a\":1}\n{\"b\":}\n";
+  strcpy(path, "/tmp/sluice-test-capsrc-XXXXXX");
+  write_tmp(path, bad, strlen(bad));
+  err.n = 0;
+  memset(&c, 0, sizeof c);
+  CHECK(capsrc_read(path, 0, collect_piece, &c, &info, &err) == -1);
+  tbuf_xadd(&err, "", 1);
+  CHECKF(strstr(err.p, path) && strstr(err.p, "line 2, byte 6"), "%s", err.p);
+  capsrc_info_free(&info);
+  tbuf_free(&c.body);
+  /* the caller stops it */
+  memset(&c, 0, sizeof c);
+  c.stop_after = 1;
+  const char *two = "data: 1\n\ndata: 2\n\n";
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  CHECK(fd >= 0 && write(fd, two, strlen(two)) == (ssize_t)strlen(two));
+  close(fd);
+  CHECK(capsrc_read(path, 0, collect_piece, &c, &info, &err) == 1 && c.pieces == 1);
+  capsrc_info_free(&info);
+  tbuf_free(&c.body);
+  /* the body cap */
+  memset(&c, 0, sizeof c);
+  err.n = 0;
+  CHECK(capsrc_read(path, 8, collect_piece, &c, &info, &err) == -1);
+  tbuf_xadd(&err, "", 1);
+  CHECKF(strstr(err.p, "larger than the limit"), "%s", err.p);
+  capsrc_info_free(&info);
+  tbuf_free(&c.body);
+  unlink(path);
+  err.n = 0;
+  CHECK(capsrc_read("/nonexistent/sluice", 0, NULL, NULL, &info, &err) == -1);
+  capsrc_info_free(&info);
+  tbuf_free(&err);
+}
+
 int main(void) {
   test_writer_openai();
   test_writer_anthropic();
   test_writer_truncated();
   test_writer_utf8();
   test_feeding_faults();
+
   test_reader();
   test_capread();
+  test_capsrc();
   return test_report("test_stream");
 }

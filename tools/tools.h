@@ -31,7 +31,7 @@
 #include "common/rng.h"
 #include "common/suite.h"
 #include "common/util.h"
-#include "sluice.h"
+#include "sluice_kit.h"
 
 /* Subcommands (one file each): argv[0] is the command's name. Each
  * returns the process exit status. */

@@ -1,15 +1,24 @@
 /*
- * sluice.h: the one public header of the sluice library.
+ * sluice.h: the public header of libsluice, which needs only libc: the
+ * filters, the stream framings, the providers, the pipeline, the writer and
+ * the capture reader, with typed options. Filters by name from JSON options
+ * are libsluice-kit's (sluice_kit.h).
  *
- * sluice is a set of streaming filters for LLM output. Every filter keeps the
- * same contract:
+ * Every filter keeps the same contract (docs/examples/think_stream.c, which
+ * CTest compiles and runs; my_emit and my_event are the caller's):
  *
  *     sluice_filter *f;
  *     sluice_think_opts o;
  *     sluice_think_opts_init(&o);
- *     if (sluice_think_new(&f, &o, &sink, NULL) != SLUICE_OK) ...;
- *     while (more) sluice_feed(f, buffer, bytes);   // any chunking, empty too
- *     sluice_finish(f);                              // flushes held-back bytes
+ *     sluice_sink sink = {my_emit, my_event, my_data};
+ *     sluice_error err;
+ *     if (sluice_think_new(&f, &o, &sink, NULL, &err) != SLUICE_OK) {
+ *       fprintf(stderr, "%s\n", err.message);
+ *       return 1;
+ *     }
+ *     while ((n = read(0, chunk, sizeof chunk)) > 0)
+ *       sluice_feed(f, chunk, (size_t)n);
+ *     sluice_status st = sluice_finish(f);
  *     sluice_free(f);
  *
  * Output goes to sink->emit(user, channel, bytes, n). Only the concatenation
@@ -67,7 +76,8 @@ SLUICE_API const char *sluice_version(void);
   XX(JSON_DEPTH, "depth", "nesting deeper than the depth limit")                \
   XX(JSON_INVALID, "invalid_json", "the repaired text is not valid JSON")       \
   XX(SSE_FORMAT, "sse_format", "malformed event stream")                       \
-  XX(PROVIDER_FORMAT, "provider_format", "a stream chunk is not JSON, or from no known provider")
+  XX(PROVIDER_FORMAT, "provider_format", "a stream chunk is not JSON, or from no known provider") \
+  XX(CAPTURE_FORMAT, "capture_format", "a capture file is malformed")
 
 typedef enum sluice_status {
 #define SLUICE_XX_ENUM(e, code, text) SLUICE_##e,
@@ -125,6 +135,22 @@ typedef enum sluice_event_type {
                             message */
   SLUICE_EV_END,         /* end of the stream: complete = 0 when truncated
                             (no [DONE], message_stop, done: true, ...) */
+  /* Stream detection and captures (DESIGN.md §3 replay). */
+  SLUICE_EV_PROVIDER,    /* what a stream is: name = its endpoint
+                            ("openai-chat", ...; "unknown"), data = the model
+                            it names (may be empty), id = its framing ("sse",
+                            "ndjson", "chunks"), offset = the first byte of
+                            the chunk that told, complete = 0 when the
+                            stream ended before any chunk told */
+  SLUICE_EV_PIECE,       /* a piece of a captured body, as it arrived or as
+                            a server flushes it: data = its bytes, offset =
+                            its first byte in the body, length = when it
+                            arrived, in microseconds after the request
+                            (UINT64_MAX when not recorded) */
+  SLUICE_EV_META,        /* what a recording says of its exchange: name =
+                            "format", "status", "header" ("Name: value"),
+                            "request" (its JSON), "endpoint", "end" (how the
+                            recording ended); data = the value */
   SLUICE_EV_COUNT
 } sluice_event_type;
 
@@ -202,6 +228,40 @@ SLUICE_API const char *sluice_filter_name(const sluice_filter *f);
 SLUICE_API uint64_t sluice_held(const sluice_filter *f);
 /* Bytes fed so far. */
 SLUICE_API uint64_t sluice_fed(const sluice_filter *f);
+
+/* ------------------------------------------------------------------ */
+/* Filters by kind                                                      */
+/* ------------------------------------------------------------------ */
+/* Every filter also has a kind, so that a program (the pipeline, a tool,
+ * a binding) can build one from a kind and a pointer to its options
+ * struct, without a constructor per filter. */
+typedef enum sluice_filter_kind {
+  SLUICE_FILTER_NONE = 0,
+  SLUICE_FILTER_THINK,    /* sluice_think_opts */
+  SLUICE_FILTER_CLEAN,    /* sluice_clean_opts */
+  SLUICE_FILTER_HARMONY,  /* sluice_harmony_opts */
+  SLUICE_FILTER_MONITOR,  /* sluice_monitor_opts */
+  SLUICE_FILTER_JSON,     /* sluice_json_opts */
+  SLUICE_FILTER_SSE,      /* sluice_sse_opts */
+  SLUICE_FILTER_NDJSON,   /* sluice_lines_opts */
+  SLUICE_FILTER_CHUNKS,   /* sluice_lines_opts */
+  SLUICE_FILTER_PROVIDER, /* sluice_provider_opts */
+  SLUICE_FILTER_PIPELINE, /* sluice_pipeline_opts */
+  SLUICE_FILTER_DETECT,   /* sluice_provider_opts (only framing and the caps) */
+  SLUICE_FILTER_CAPTURE,  /* sluice_capture_opts */
+  SLUICE_FILTER_KIND_COUNT
+} sluice_filter_kind;
+
+/* "think", "clean", ...: the filter protocol's names ("" for NONE). */
+SLUICE_API const char *sluice_filter_kind_name(sluice_filter_kind k);
+/* The kind of a protocol name; SLUICE_FILTER_NONE when there is none. */
+SLUICE_API sluice_filter_kind sluice_filter_kind_from_name(const char *name);
+/* Creates a filter of kind k from its options struct (NULL for the
+ * defaults), as its own constructor (sluice_think_new, ...) does. An
+ * unknown kind is SLUICE_UNSUPPORTED. */
+SLUICE_API sluice_status sluice_filter_new(sluice_filter **out, sluice_filter_kind k,
+                                           const void *opts, const sluice_sink *sink,
+                                           const sluice_mem *mem, sluice_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Options structs                                                      */
@@ -299,6 +359,10 @@ SLUICE_API int sluice_utf8_valid(const void *p, size_t n);
  * yet complete (0 to 3): what a chunk cut in the middle of a character
  * leaves for the next one. */
 SLUICE_API size_t sluice_utf8_tail(const void *p, size_t n);
+/* Decodes canonical base64 (RFC 4648: padded, no whitespace, unused bits
+ * zero) s[0..n) into out (room for n / 4 * 3 bytes); *outn is its length.
+ * 0, or -1 when s is not canonical base64. */
+SLUICE_API int sluice_base64_decode(const char *s, size_t n, void *out, size_t *outn);
 
 /* ------------------------------------------------------------------ */
 /* clean: the response cleaner pipeline (DESIGN.md §2, seed 000)        */
@@ -568,27 +632,6 @@ SLUICE_API sluice_sink sluice_writer_sink(sluice_writer *w);
 SLUICE_API sluice_status sluice_writer_status(const sluice_writer *w);
 SLUICE_API void sluice_writer_free(sluice_writer *w);
 
-/* ================================================================== */
-/* The kit: libsluice-kit, which links jansson (privately). The filters  */
-/* above are in libsluice, which needs only libc; a program that builds */
-/* filters by name from JSON options links libsluice-kit as well        */
-/* (pkg-config sluice-kit, or the CMake target sluice::kit).            */
-/* ================================================================== */
-
-/* Builds any filter from its protocol name and a JSON options object (the
- * "options" of the filter protocol, as UTF-8 JSON text; NULL or "" means {}).
- * An unknown option key, a wrong type or a bad value is SLUICE_BAD_OPTION
- * with a message in *err naming the key; an unknown name is
- * SLUICE_UNSUPPORTED. The filter allocates through mem; reading the JSON
- * allocates through jansson's allocator (json_set_alloc_funcs), and memory
- * running out there is SLUICE_NOMEM. (jansson 2.14's lexer can misread or
- * crash when an allocation fails inside a token longer than 16 bytes; a
- * failure it reports as a parse error is told apart by parsing again.) */
-SLUICE_API sluice_status sluice_filter_new_json(sluice_filter **out, const char *filter,
-                                                const char *options_json, size_t options_len,
-                                                const sluice_sink *sink, const sluice_mem *mem,
-                                                sluice_error *err);
-
 /* ------------------------------------------------------------------ */
 /* provider: a provider's stream into deltas (DESIGN.md §2 providers)   */
 /* ------------------------------------------------------------------ */
@@ -644,6 +687,135 @@ SLUICE_API sluice_status sluice_provider_new(sluice_filter **out, const sluice_p
  * (SLUICE_PROVIDER_AUTO while undecided, or for another filter). */
 SLUICE_API sluice_provider_kind sluice_provider_detected(const sluice_filter *f);
 
+/* Endpoints: the shapes of stream a client reads, finer than the
+ * provider (Ollama's two), each with the path a client posts to. */
+typedef enum sluice_endpoint {
+  SLUICE_ENDPOINT_UNKNOWN = 0,
+  SLUICE_ENDPOINT_OPENAI_CHAT,        /* /v1/chat/completions (and the servers that copy it) */
+  SLUICE_ENDPOINT_OPENAI_COMPLETIONS, /* /v1/completions */
+  SLUICE_ENDPOINT_OPENAI_RESPONSES,   /* /v1/responses */
+  SLUICE_ENDPOINT_ANTHROPIC,          /* /v1/messages */
+  SLUICE_ENDPOINT_GEMINI,             /* /v1beta/models/MODEL:streamGenerateContent */
+  SLUICE_ENDPOINT_OLLAMA_CHAT,        /* /api/chat */
+  SLUICE_ENDPOINT_OLLAMA_GENERATE,    /* /api/generate */
+  SLUICE_ENDPOINT_COHERE,             /* /v2/chat */
+  SLUICE_ENDPOINT_LLAMACPP,           /* /completion */
+  SLUICE_ENDPOINT_COUNT
+} sluice_endpoint;
+
+/* "openai-chat", "openai-completions", "openai-responses", "anthropic",
+ * "gemini", "ollama-chat", "ollama-generate", "cohere", "llamacpp";
+ * "unknown". */
+SLUICE_API const char *sluice_endpoint_name(sluice_endpoint e);
+/* SLUICE_ENDPOINT_UNKNOWN when name is none of them. */
+SLUICE_API sluice_endpoint sluice_endpoint_from_name(const char *name);
+/* The path a client posts to ("/v1/chat/completions"; Gemini's holds the
+ * placeholder "{model}"). */
+SLUICE_API const char *sluice_endpoint_path(sluice_endpoint e);
+/* The endpoint a request path asks for, by how the path ends (a prefix such
+ * as "/openai" and a query string are allowed). */
+SLUICE_API sluice_endpoint sluice_endpoint_of_path(const char *path, size_t n);
+SLUICE_API sluice_provider_kind sluice_endpoint_provider(sluice_endpoint e);
+/* How a server frames the stream: SSE, or NDJSON (Ollama). */
+SLUICE_API sluice_framing sluice_endpoint_framing(sluice_endpoint e);
+
+/* What one chunk shows: the rules the provider filter detects by, for a
+ * program that has a chunk in hand. */
+typedef struct sluice_detection {
+  sluice_endpoint endpoint; /* UNKNOWN: the chunk shows none (an error
+                               chunk {"error": ...}, or an unknown shape) */
+  char model[256];          /* the model it names, decoded ("" when none;
+                               a longer name is cut at a character) */
+} sluice_detection;
+
+/* Detects from one chunk's JSON (an SSE event's data, or a JSON line):
+ * SLUICE_OK, or SLUICE_PROVIDER_FORMAT when it is not a JSON object. The
+ * evidence, in order: a "type" of Anthropic's, Cohere's or the Responses
+ * API's events ("error" with an "error" member is Anthropic's; with a
+ * "sequence_number", "code" or "message" the Responses API's); "object"
+ * chat.completion.chunk or text_completion; "choices" (a first choice with
+ * "text" and no "delta" is the completions endpoint); "candidates",
+ * "usageMetadata" or "promptFeedback" (Gemini); "done" true or false
+ * (Ollama: chat with a "message", else generate); "content" with "stop"
+ * true or false (llama.cpp). The model: "model", "message.model",
+ * "response.model" or "modelVersion". */
+SLUICE_API sluice_status sluice_detect_chunk(const void *json, size_t n, sluice_detection *out);
+
+/* A stream detector: frames the stream as the provider filter does
+ * (options: framing and the caps; provider and choice are ignored) and
+ * sends one SLUICE_EV_PROVIDER event, at the feed of the first chunk that
+ * tells (chunks before it that tell nothing, such as {"error": ...}, are
+ * passed over), or at finish when none did. Nothing else is read or
+ * emitted; what follows the telling chunk is not looked at. */
+SLUICE_API sluice_status sluice_detect_new(sluice_filter **out, const sluice_provider_opts *o,
+                                           const sluice_sink *sink, const sluice_mem *mem,
+                                           sluice_error *err);
+
+/* ------------------------------------------------------------------ */
+/* capture: a recorded provider stream (DESIGN.md §3 replay)            */
+/* ------------------------------------------------------------------ */
+/* Reads a capture file, fed in any chunking, into the response body a
+ * client reads (on TEXT) and the pieces it came in (SLUICE_EV_PIECE
+ * events), each piece sent at the feed that completes it:
+ *
+ *   sse       a text/event-stream body; a piece ends after each blank line
+ *             (the rules of the sse filter: CRLF, LF or a lone CR, so a CR
+ *             that ends a line waits for the next byte), the last piece at
+ *             the end of the file
+ *   ndjson    an application/x-ndjson body; a piece is a line with its LF
+ *   chunks    one provider chunk's JSON per line (.chunks.jsonl: the SSE
+ *             wrapping removed by the recorder, no LF after the last): each
+ *             line becomes the event its server sent, "data: LINE" and a
+ *             blank line, with "event: TYPE" first for Anthropic and the
+ *             Responses API, CRLF line ends for Gemini, and a bare line for
+ *             Ollama (NDJSON); a stream of OpenAI chat or completions
+ *             chunks in which every choice finished ends with
+ *             "data: [DONE]", which recorders leave out
+ *   recorded  `sluice record`'s .capture.jsonl: a header line
+ *             {"sluice_capture": 1, "request": {...}, "response": {"status",
+ *             "headers"}, "endpoint", "timed"}, sent as SLUICE_EV_META
+ *             events, then one line per piece {"t": seconds, "data": text}
+ *             (or "data_b64"), then {"t": ..., "end": how}. The pieces are
+ *             the bytes as they came off the network: a gzip-encoded body
+ *             (a "Content-Encoding: gzip" header) is still encoded.
+ *
+ * AUTO tells the format from the content: a first line with a
+ * "sluice_capture" member is recorded; JSON lines (the first byte that is
+ * not whitespace is '{') are ndjson when their provider is Ollama, else
+ * chunks; anything else is sse. A META "format" event says which, first.
+ * A malformed line fails with SLUICE_CAPTURE_FORMAT at its first byte (the
+ * message names the line); a line or a piece over its cap fails with
+ * SLUICE_LIMIT. Memory: the longest line and piece. */
+typedef enum sluice_capture_format {
+  SLUICE_CAPTURE_AUTO = 0,
+  SLUICE_CAPTURE_SSE,
+  SLUICE_CAPTURE_NDJSON,
+  SLUICE_CAPTURE_CHUNKS,
+  SLUICE_CAPTURE_RECORDED
+} sluice_capture_format;
+
+/* "auto", "sse", "ndjson", "chunks", "recorded". */
+SLUICE_API const char *sluice_capture_format_name(sluice_capture_format f);
+
+typedef struct sluice_capture_opts {
+  size_t size;                  /* set by sluice_capture_opts_init */
+  sluice_capture_format format; /* default AUTO */
+  size_t max_line;              /* bytes of a line of the file; default 64 MiB; 0 = none */
+  size_t max_piece;             /* bytes of a piece; default 8 MiB; 0 = none */
+} sluice_capture_opts;
+
+SLUICE_API void sluice_capture_opts_init_size(sluice_capture_opts *o, size_t size);
+#define sluice_capture_opts_init(o) \
+  sluice_capture_opts_init_size((o), sizeof(sluice_capture_opts))
+SLUICE_API sluice_status sluice_capture_new(sluice_filter **out, const sluice_capture_opts *o,
+                                            const sluice_sink *sink, const sluice_mem *mem,
+                                            sluice_error *err);
+/* During a SLUICE_EV_PIECE callback of capture filter f: the offset in the
+ * file of what the piece was read from (the line that held it; in an sse or
+ * ndjson body, the piece's own first byte), for messages that point into
+ * the file. */
+SLUICE_API uint64_t sluice_capture_source(const sluice_filter *f);
+
 /* ------------------------------------------------------------------ */
 /* pipeline: provider -> filters -> deltas (DESIGN.md §2 pipelines)     */
 /* ------------------------------------------------------------------ */
@@ -656,22 +828,38 @@ SLUICE_API sluice_provider_kind sluice_provider_detected(const sluice_filter *f)
  * in that order; refusal and the provider's reasoning pass through. A
  * choice's chain is finished at its finish event, so held bytes come out
  * before it. Events: the provider's, and the filters' stop and repair
- * events of the choice the channels show. */
+ * events of the choice the channels show. The stages are kinds and options
+ * structs; the pipeline keeps copies of them. An example
+ * (docs/examples/pipeline.c, which CTest compiles and runs):
+ *
+ *     sluice_think_opts think;
+ *     sluice_think_opts_init(&think);
+ *     think.tags = tags;
+ *     think.ntags = 1;
+ *     sluice_stage stages[] = {{SLUICE_FILTER_THINK, &think}};
+ *     sluice_pipeline_opts po;
+ *     sluice_pipeline_opts_init(&po);
+ *     po.stages = stages;
+ *     po.nstages = 1;
+ *     sluice_sink sink = {to_stdout, NULL, NULL};
+ */
 typedef struct sluice_stage {
-  const char *filter;  /* a filter name ("think", "clean", ...) */
-  const char *options; /* its options as JSON text, NULL for {} */
+  sluice_filter_kind kind; /* SLUICE_FILTER_THINK, _CLEAN, _MONITOR or _HARMONY */
+  const void *opts;        /* its options struct (a sluice_think_opts *, ...), set
+                              up with its _opts_init; NULL for the defaults */
 } sluice_stage;
 
 #define SLUICE_PIPELINE_MAX_STAGES 16
 
 typedef struct sluice_pipeline_opts {
-  size_t size;                         /* set by sluice_pipeline_opts_init */
+  size_t size;                          /* set by sluice_pipeline_opts_init */
   const sluice_provider_opts *provider; /* NULL: the defaults */
-  const sluice_stage *stages;          /* the text filters, in order */
+  const sluice_stage *stages;           /* the text filters, in order */
   size_t nstages;
-  const char *arguments;               /* json options for tool-call arguments, NULL: off */
-  const char *model;                   /* "llama.cpp/gpt-oss" switches harmony on */
-  int harmony;                         /* -1 (default): by the model; 0 off; 1 on */
+  const sluice_json_opts *arguments;    /* tool-call arguments through a json
+                                           filter with these options; NULL: off */
+  const char *model;                    /* "llama.cpp/gpt-oss" switches harmony on */
+  int harmony;                          /* -1 (default): by the model; 0 off; 1 on */
 } sluice_pipeline_opts;
 
 SLUICE_API void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t size);

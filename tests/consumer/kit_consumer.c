@@ -1,6 +1,6 @@
 /* Builds a filter by name from JSON options through an installed
  * libsluice-kit and checks the text. */
-#include <sluice.h>
+#include <sluice_kit.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -8,8 +8,8 @@
 #include "bytes.h"
 
 /* Byte fields inside events. */
-static const char *const event_byte_keys[] = {"text",   "data",   "event", "id",
-                                              "name",   "reason", "code",  "message"};
+static const char *const event_byte_keys[] = {"text", "data",   "event", "id",     "name",
+                                              "reason", "code", "message", "model"};
 
 void tstrs_push(tstrs *s, char *owned) {
   if (s->n == s->cap) {

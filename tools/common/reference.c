@@ -129,7 +129,8 @@ static void choice_key(jsonw *w, const sluice_event *ev) {
   jw_int(w, (int64_t)ev->offset);
 }
 
-/* The fields of a provider's event (the provider and pipeline filters). */
+/* The fields of a provider's event (the provider and pipeline filters) and
+ * of a capture's and a detector's (capture, detect). */
 static void provider_event_fields(jsonw *w, const sluice_event *ev) {
   switch (ev->type) {
   case SLUICE_EV_DELTA:
@@ -169,6 +170,32 @@ static void provider_event_fields(jsonw *w, const sluice_event *ev) {
     type_key(w, "end");
     jw_key(w, "truncated");
     jw_bool(w, !ev->complete);
+    break;
+  case SLUICE_EV_PROVIDER:
+    type_key(w, "provider");
+    jw_key(w, "endpoint");
+    jw_string(w, ev->name, ev->name_len);
+    jw_bytes_field(w, "model", ev->data, ev->data_len);
+    jw_key(w, "framing");
+    jw_string(w, ev->id, ev->id_len);
+    jw_key(w, "offset");
+    jw_int(w, (int64_t)ev->offset);
+    jw_key(w, "complete");
+    jw_bool(w, ev->complete);
+    break;
+  case SLUICE_EV_PIECE:
+    type_key(w, "piece");
+    jw_key(w, "offset");
+    jw_int(w, (int64_t)ev->offset);
+    jw_key(w, "t");
+    if (ev->length == UINT64_MAX) jw_null(w);
+    else jw_int(w, (int64_t)ev->length);
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    break;
+  case SLUICE_EV_META:
+    type_key(w, "meta");
+    jw_bytes_field(w, "name", ev->name, ev->name_len);
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
     break;
   default: break;
   }

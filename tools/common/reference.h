@@ -12,7 +12,7 @@
 #include "answer.h"
 #include "chunking.h"
 #include "jsonw.h"
-#include "sluice.h"
+#include "sluice_kit.h"
 
 typedef struct refrun {
   sluice_output *out;

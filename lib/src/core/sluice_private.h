@@ -211,6 +211,11 @@ SLUICE_API sluice_status sluicep_nomem(sluice_error *err, const char *filter);
  * or larger than dst_size (a newer header) is SLUICE_BAD_OPTION. */
 SLUICE_API sluice_status sluicep_opts_take(void *dst, size_t dst_size, const void *src, const char *type,
                                 sluice_error *err);
+/* A copy of a stage's options struct of kind k (think, clean, harmony,
+ * monitor or json), with everything it points to, in one block allocated
+ * with m (free it with sluicep_dealloc); src NULL copies the defaults. */
+sluice_status sluicep_opts_copy(sluice_filter_kind k, const void *src, const sluice_mem *m,
+                                void **out, sluice_error *err);
 /* Fills o (size bytes) from a full-size struct of defaults. */
 SLUICE_API void sluicep_opts_init(void *o, size_t size, const void *defaults, size_t full);
 
@@ -218,6 +223,12 @@ SLUICE_API void sluicep_opts_init(void *o, size_t size, const void *defaults, si
  * NULL if s is a valid think literal (1 to SLUICE_THINK_MAX_LITERAL bytes),
  * else why not. */
 const char *sluicep_think_literal_problem(const char *s);
+
+/* For the capture reader: fn is called with the stream offset just past
+ * each blank line of an sse filter f (the line end included: a CR that
+ * ends a chunk waits for the next byte), after the event it dispatches.
+ * Non-zero stops f with SLUICE_CALLBACK. */
+void sluicep_sse_on_blank(sluice_filter *f, int (*fn)(void *user, uint64_t end), void *user);
 
 /* The think filter's prefilter (think.c): -1 chooses the best one at the
  * first scan; tests set it to force an implementation and compare. */

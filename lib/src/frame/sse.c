@@ -43,7 +43,21 @@ typedef struct sse {
   int cr;              /* the last line ended at a CR: an LF next belongs to it */
   int bom;             /* BOM bytes matched at the start (0 to 2); -1 once decided */
   size_t max_line, max_event;
+  /* sluicep_sse_on_blank: where each blank line ends (the capture reader
+   * cuts an SSE body into the pieces a server flushes there) */
+  int (*on_blank)(void *user, uint64_t end);
+  void *blank_user;
+  int blank_pending; /* a blank line whose end is not told yet */
 } sse;
+
+/* Tells on_blank where the last blank line ended (line_start, once a CR
+ * that ended it is known to be followed by an LF or not). */
+static int blank_ended(sse *s) {
+  s->blank_pending = 0;
+  if (!s->on_blank(s->blank_user, s->line_start)) return 0;
+  sluicep_fail(&s->base, SLUICE_CALLBACK, s->base.at, "a blank-line callback returned non-zero");
+  return 1;
+}
 
 static int set_buf(sse *s, sluicep_buf *b, const char *p, size_t n) {
   b->len = 0;
@@ -101,7 +115,10 @@ static void line_too_long(sse *s, const char *l, size_t len) {
 
 /* One complete line l[0..len) (its end excluded). Non-zero to stop. */
 static int process_line(sse *s, const char *l, size_t len) {
-  if (len == 0) return dispatch(s);
+  if (len == 0) {
+    s->blank_pending = s->on_blank != NULL;
+    return dispatch(s);
+  }
   if (l[0] == ':') return 0; /* a comment */
   const char *colon = memchr(l, ':', len);
   size_t name_len = colon ? (size_t)(colon - l) : len;
@@ -220,6 +237,7 @@ static sluice_status sse_feed(sluice_filter *f, const char *p, size_t n) {
       q++;
       s->line_start++;
     }
+    if (s->blank_pending && blank_ended(s)) return f->err.status;
   }
   /* The next LF and CR at or after q (end when there is none). */
   const char *lf = q, *cr = q;
@@ -255,12 +273,14 @@ static sluice_status sse_feed(sluice_filter *f, const char *p, size_t n) {
       if (process_line(s, q, len)) return f->err.status;
     }
     q = past_eol(s, e, end, p, base);
+    if (s->blank_pending && !s->cr && blank_ended(s)) return f->err.status;
   }
   return f->err.status;
 }
 
 static sluice_status sse_finish(sluice_filter *f) {
   sse *s = (sse *)f;
+  if (s->blank_pending && blank_ended(s)) return f->err.status; /* a CR at the very end */
   /* A BOM prefix, or a last line without its end: never a line. */
   if (s->bom > 0 && sluicep_emit(f, SLUICE_DROPPED, bom_bytes, (size_t)s->bom))
     return f->err.status;
@@ -306,4 +326,10 @@ sluice_status sluice_sse_new(sluice_filter **out, const sluice_sse_opts *opts,
   s->max_event = o.max_event;
   *out = f;
   return SLUICE_OK;
+}
+
+void sluicep_sse_on_blank(sluice_filter *f, int (*fn)(void *user, uint64_t end), void *user) {
+  sse *s = (sse *)f;
+  s->on_blank = fn;
+  s->blank_user = user;
 }

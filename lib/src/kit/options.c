@@ -4,7 +4,7 @@
  * the same way: naming the key and what was expected. The values themselves
  * are checked once, by the typed constructor in libsluice.
  */
-#include "kit.h"
+#include "kit_private.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -157,9 +157,8 @@ static const char *const think_anchored_only[] = {"start_tag", "end_tag", "grace
                                                   "expect_only_closing", "missing_close",
                                                   "max_block", NULL};
 
-sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err) {
-  sluice_think_opts o;
+sluice_status sluicep_think_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  sluice_think_opts *op = &so->o.think, o;
   sluice_think_opts_init(&o);
   static const char *const modes[] = {"channel", "anchored", NULL};
   static const int mode_values[] = {SLUICE_THINK_CHANNEL, SLUICE_THINK_ANCHORED};
@@ -174,8 +173,8 @@ sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const s
     if (json_object_get(opts, wrong[i]))
       return sluicep_bad_option(err, "option \"%s\" does not apply to mode %s", wrong[i],
                                 modes[o.mode == SLUICE_THINK_CHANNEL ? 0 : 1]);
-  const char *tags[SLUICE_THINK_MAX_TAGS];
-  sluice_pair pairs[SLUICE_THINK_MAX_TAGS];
+  const char **tags = so->list[0];
+  sluice_pair *pairs = so->pairs;
   if (sluicep_opt_bool(opts, "case_insensitive", &o.case_insensitive, err) ||
       sluicep_opt_string(opts, "start_in", &o.start_in, err) ||
       sluicep_opt_string(opts, "start_tag", &o.start_tag, err) ||
@@ -207,7 +206,8 @@ sluice_status sluicep_think_from_json(sluice_filter **out, json_t *opts, const s
     o.pairs = pairs;
     o.npairs = json_array_size(jp);
   }
-  return sluice_think_new(out, &o, sink, mem, err);
+  *op = o;
+  return SLUICE_OK;
 }
 
 /* ---------------- clean ----------------
@@ -248,8 +248,7 @@ int sluicep_clean_known_key(const char *section, const char *key) {
   return -1;
 }
 
-sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                      const sluice_mem *mem, sluice_error *err) {
+sluice_status sluicep_clean_read(json_t *opts, sluice_options *so, sluice_error *err) {
   sluice_clean_opts o;
   sluice_clean_opts_init(&o);
   if (sluicep_opt_check_keys(opts, clean_top_keys, err, "filter clean")) return SLUICE_BAD_OPTION;
@@ -266,7 +265,7 @@ sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const s
       return SLUICE_BAD_OPTION;
   }
   json_t *ep = sec[0], *nd = sec[1], *gl = sec[2], *sl = sec[3];
-  const char *node_list[SLUICE_CLEAN_MAX_PREFIXES], *ep_list[SLUICE_CLEAN_MAX_PREFIXES];
+  const char **node_list = so->list[0], **ep_list = so->list[1];
   int rc = sluicep_opt_bool(ep, "removeThinking", &o.remove_thinking, err) ||
            sluicep_opt_string(ep, "startThinkTag", &o.start_think_tag, err) ||
            sluicep_opt_string(ep, "endThinkTag", &o.end_think_tag, err) ||
@@ -291,16 +290,15 @@ sluice_status sluicep_clean_from_json(sluice_filter **out, json_t *opts, const s
   if (rc) return SLUICE_BAD_OPTION;
   o.node_prefixes = node_list;
   o.endpoint_prefixes = ep_list;
-  return sluice_clean_new(out, &o, sink, mem, err);
+  so->o.clean = o;
+  return SLUICE_OK;
 }
 
 /* ---------------- harmony ---------------- */
 
 static const char *const harmony_keys[] = {"commentary_preamble", "max_header", NULL};
 
-sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err) {
+sluice_status sluicep_harmony_read(json_t *opts, sluice_options *so, sluice_error *err) {
   sluice_harmony_opts o;
   sluice_harmony_opts_init(&o);
   static const char *const names[] = {"text", "thought", "other", NULL};
@@ -311,7 +309,8 @@ sluice_status sluicep_harmony_from_json(sluice_filter **out, json_t *opts,
       sluicep_opt_size(opts, "max_header", &o.max_header, err))
     return SLUICE_BAD_OPTION;
   o.preamble = (sluice_channel)pre;
-  return sluice_harmony_new(out, &o, sink, mem, err);
+  so->o.harmony = o;
+  return SLUICE_OK;
 }
 
 /* ---------------- monitor ---------------- */
@@ -320,9 +319,7 @@ static const char *const monitor_keys[] = {
     "profile", "max_length", "whitespace_interval", "repetition_interval", "whitespace_threshold",
     "quasi",   "weighted",   "max_history",         NULL};
 
-sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
-                                        const sluice_sink *sink, const sluice_mem *mem,
-                                        sluice_error *err) {
+sluice_status sluicep_monitor_read(json_t *opts, sluice_options *so, sluice_error *err) {
   sluice_monitor_opts o;
   sluice_monitor_opts_init(&o);
   static const char *const names[] = {"seed", "current", NULL};
@@ -339,61 +336,52 @@ sluice_status sluicep_monitor_from_json(sluice_filter **out, json_t *opts,
       sluicep_opt_bool(opts, "weighted", &o.weighted, err))
     return SLUICE_BAD_OPTION;
   o.profile = (sluice_monitor_profile)profile;
-  return sluice_monitor_new(out, &o, sink, mem, err);
+  so->o.monitor = o;
+  return SLUICE_OK;
 }
 
 /* ---------------- json ---------------- */
 
 static const char *const json_keys[] = {"incremental", "max_depth", "max_bytes", "ndjson", NULL};
 
-sluice_status sluicep_json_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                     const sluice_mem *mem, sluice_error *err) {
-  sluice_json_opts o;
-  sluice_json_opts_init(&o);
+sluice_status sluicep_json_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  sluice_json_opts *o = &so->o.json;
+  sluice_json_opts_init(o);
   if (sluicep_opt_check_keys(opts, json_keys, err, "filter json") ||
-      sluicep_opt_bool(opts, "incremental", &o.incremental, err) ||
-      sluicep_opt_size(opts, "max_depth", &o.max_depth, err) ||
-      sluicep_opt_size(opts, "max_bytes", &o.max_bytes, err) ||
-      sluicep_opt_bool(opts, "ndjson", &o.ndjson, err))
+      sluicep_opt_bool(opts, "incremental", &o->incremental, err) ||
+      sluicep_opt_size(opts, "max_depth", &o->max_depth, err) ||
+      sluicep_opt_size(opts, "max_bytes", &o->max_bytes, err) ||
+      sluicep_opt_bool(opts, "ndjson", &o->ndjson, err))
     return SLUICE_BAD_OPTION;
-  return sluice_json_new(out, &o, sink, mem, err);
+  return SLUICE_OK;
 }
 
 /* ---------------- sse, ndjson, chunks ---------------- */
 
 static const char *const sse_keys[] = {"max_line", "max_event", NULL};
 
-sluice_status sluicep_sse_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                    const sluice_mem *mem, sluice_error *err) {
-  sluice_sse_opts o;
-  sluice_sse_opts_init(&o);
+sluice_status sluicep_sse_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  sluice_sse_opts *o = &so->o.sse;
+  sluice_sse_opts_init(o);
   if (sluicep_opt_check_keys(opts, sse_keys, err, "filter sse") ||
-      sluicep_opt_size(opts, "max_line", &o.max_line, err) ||
-      sluicep_opt_size(opts, "max_event", &o.max_event, err))
+      sluicep_opt_size(opts, "max_line", &o->max_line, err) ||
+      sluicep_opt_size(opts, "max_event", &o->max_event, err))
     return SLUICE_BAD_OPTION;
-  return sluice_sse_new(out, &o, sink, mem, err);
+  return SLUICE_OK;
 }
 
 static const char *const lines_keys[] = {"max_line", NULL};
 
-static int lines_opts(json_t *opts, const char *where, sluice_lines_opts *o, sluice_error *err) {
+/* ndjson and chunks: only the line cap. */
+sluice_status sluicep_lines_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  sluice_lines_opts *o = &so->o.lines;
+  char where[32];
+  snprintf(where, sizeof where, "filter %s", sluice_filter_kind_name(so->kind));
   sluice_lines_opts_init(o);
-  return sluicep_opt_check_keys(opts, lines_keys, err, where) ||
-         sluicep_opt_size(opts, "max_line", &o->max_line, err);
-}
-
-sluice_status sluicep_ndjson_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                       const sluice_mem *mem, sluice_error *err) {
-  sluice_lines_opts o;
-  if (lines_opts(opts, "filter ndjson", &o, err)) return SLUICE_BAD_OPTION;
-  return sluice_ndjson_new(out, &o, sink, mem, err);
-}
-
-sluice_status sluicep_chunks_from_json(sluice_filter **out, json_t *opts, const sluice_sink *sink,
-                                       const sluice_mem *mem, sluice_error *err) {
-  sluice_lines_opts o;
-  if (lines_opts(opts, "filter chunks", &o, err)) return SLUICE_BAD_OPTION;
-  return sluice_chunks_new(out, &o, sink, mem, err);
+  if (sluicep_opt_check_keys(opts, lines_keys, err, where) ||
+      sluicep_opt_size(opts, "max_line", &o->max_line, err))
+    return SLUICE_BAD_OPTION;
+  return SLUICE_OK;
 }
 
 /* ---------------- provider ---------------- */
@@ -430,12 +418,8 @@ int sluicep_provider_opts(json_t *opts, sluice_provider_opts *o, sluice_error *e
   return 0;
 }
 
-sluice_status sluicep_provider_from_json(sluice_filter **out, json_t *opts,
-                                         const sluice_sink *sink, const sluice_mem *mem,
-                                         sluice_error *err) {
-  sluice_provider_opts o;
-  if (sluicep_provider_opts(opts, &o, err)) return SLUICE_BAD_OPTION;
-  return sluice_provider_new(out, &o, sink, mem, err);
+sluice_status sluicep_provider_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  return sluicep_provider_opts(opts, &so->o.provider, err) ? SLUICE_BAD_OPTION : SLUICE_OK;
 }
 
 /* ---------------- pipeline ----------------
@@ -447,87 +431,127 @@ static const char *const pipeline_keys[] = {"provider", "filters", "arguments", 
                                             "harmony", NULL};
 static const char *const stage_keys[] = {"filter", "options", NULL};
 
-sluice_status sluicep_pipeline_from_json(sluice_filter **out, json_t *opts,
-                                         const sluice_sink *sink, const sluice_mem *mem,
-                                         sluice_error *err) {
-  sluice_pipeline_opts o;
-  sluice_provider_opts po;
-  sluice_stage stages[SLUICE_PIPELINE_MAX_STAGES];
-  char *texts[SLUICE_PIPELINE_MAX_STAGES + 1] = {NULL};
-  size_t ntexts = 0;
-  sluice_status st = SLUICE_BAD_OPTION;
-  sluice_pipeline_opts_init(&o);
-  int harmony = 0;
-  if (sluicep_opt_check_keys(opts, pipeline_keys, err, "filter pipeline") ||
-      sluicep_opt_string(opts, "model", &o.model, err) ||
-      sluicep_opt_bool(opts, "harmony", &harmony, err))
-    return SLUICE_BAD_OPTION;
-  if (json_object_get(opts, "harmony")) o.harmony = harmony;
-  json_t *pv = json_object_get(opts, "provider");
+/* A stage's or the arguments' options: a sub-handle of the pipeline's. */
+static sluice_status sub_options(sluice_options *so, sluice_filter_kind kind, json_t *opts,
+                                 const char *where, const void **out, sluice_error *err) {
+  if (so->nsub == sizeof so->sub / sizeof so->sub[0])
+    return sluicep_bad_option(err, "too many filters in a pipeline");
+  json_t *empty = opts ? NULL : json_object();
+  if (!opts && !empty) return sluicep_nomem(err, "pipeline");
+  sluice_options *sub;
+  sluice_status st = sluicep_options_read(&sub, kind, opts ? opts : empty, err);
+  json_decref(empty);
+  if (st == SLUICE_BAD_OPTION && err) {
+    /* say which stage (the message is cut to fit) */
+    char msg[sizeof err->message];
+    size_t w = (size_t)snprintf(msg, sizeof msg, "%s: ", where);
+    size_t k = strlen(err->message);
+    if (k > sizeof msg - 1 - w) {
+      k = sizeof msg - 1 - w;
+      k -= sluice_utf8_tail(err->message, k); /* never half a character */
+    }
+    memcpy(msg + w, err->message, k);
+    msg[w + k] = '\0';
+    memcpy(err->message, msg, sizeof msg);
+  }
+  if (st != SLUICE_OK) return st;
+  so->sub[so->nsub++] = sub;
+  *out = sluice_options_get(sub);
+  return SLUICE_OK;
+}
+
+static sluice_status pipeline_stages(json_t *fl, sluice_options *so, sluice_error *err) {
+  if (!json_is_array(fl) || json_array_size(fl) > SLUICE_PIPELINE_MAX_STAGES)
+    return sluicep_bad_option(err, "option \"filters\" must be an array of at most %d "
+                                   "{\"filter\", \"options\"} objects",
+                              SLUICE_PIPELINE_MAX_STAGES);
+  for (size_t i = 0; i < json_array_size(fl); i++) {
+    json_t *s = json_array_get(fl, i), *name = json_object_get(s, "filter"),
+           *so_json = json_object_get(s, "options");
+    char where[48];
+    snprintf(where, sizeof where, "pipeline filter %zu", i);
+    if (!json_is_object(s) || !json_is_string(name) || (so_json && !json_is_object(so_json)))
+      return sluicep_bad_option(err, "filters[%zu] must be {\"filter\": NAME, \"options\": {...}}",
+                                i);
+    if (sluicep_opt_check_keys(s, stage_keys, err, where)) return SLUICE_BAD_OPTION;
+    sluice_filter_kind k = sluice_filter_kind_from_name(json_string_value(name));
+    /* The pipeline's constructor names a filter that is not a text filter;
+     * a name that is no filter at all is said here. */
+    if (k == SLUICE_FILTER_NONE)
+      return sluicep_bad_option(err, "filter %zu (\"%s\") is not a text filter: think, clean, "
+                                     "monitor or harmony",
+                                i, json_string_value(name));
+    so->stages[i].kind = k;
+    sluice_status st = k == SLUICE_FILTER_THINK || k == SLUICE_FILTER_CLEAN ||
+                               k == SLUICE_FILTER_MONITOR || k == SLUICE_FILTER_HARMONY
+                           ? sub_options(so, k, so_json, where, &so->stages[i].opts, err)
+                           : SLUICE_OK;
+    if (st != SLUICE_OK) return st;
+  }
+  so->o.pipeline.stages = so->stages;
+  so->o.pipeline.nstages = json_array_size(fl);
+  return SLUICE_OK;
+}
+
+static sluice_status pipeline_provider(json_t *pv, sluice_options *so, sluice_error *err) {
   if (json_is_string(pv)) {
     json_t *wrap = json_pack("{sO}", "provider", pv);
     if (!wrap) return sluicep_nomem(err, "pipeline");
-    int bad = sluicep_provider_opts(wrap, &po, err);
+    int bad = sluicep_provider_opts(wrap, &so->provider, err);
     json_decref(wrap);
     if (bad) return SLUICE_BAD_OPTION;
   } else if (json_is_object(pv)) {
-    if (sluicep_provider_opts(pv, &po, err)) return SLUICE_BAD_OPTION;
+    if (sluicep_provider_opts(pv, &so->provider, err)) return SLUICE_BAD_OPTION;
   } else if (pv) {
     return sluicep_bad_option(err, "option \"provider\" must be a provider name or an object");
   } else {
-    sluice_provider_opts_init(&po);
+    sluice_provider_opts_init(&so->provider);
   }
-  o.provider = &po;
+  so->o.pipeline.provider = &so->provider;
+  return SLUICE_OK;
+}
+
+sluice_status sluicep_pipeline_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  sluice_pipeline_opts *o = &so->o.pipeline;
+  sluice_pipeline_opts_init(o);
+  int harmony = 0;
+  if (sluicep_opt_check_keys(opts, pipeline_keys, err, "filter pipeline") ||
+      sluicep_opt_string(opts, "model", &o->model, err) ||
+      sluicep_opt_bool(opts, "harmony", &harmony, err))
+    return SLUICE_BAD_OPTION;
+  if (json_object_get(opts, "harmony")) o->harmony = harmony;
+  sluice_status st = pipeline_provider(json_object_get(opts, "provider"), so, err);
   json_t *fl = json_object_get(opts, "filters");
-  if (fl) {
-    if (!json_is_array(fl) || json_array_size(fl) > SLUICE_PIPELINE_MAX_STAGES)
-      return sluicep_bad_option(err, "option \"filters\" must be an array of at most %d "
-                                     "{\"filter\", \"options\"} objects",
-                                SLUICE_PIPELINE_MAX_STAGES);
-    for (size_t i = 0; i < json_array_size(fl); i++) {
-      json_t *s = json_array_get(fl, i), *name = json_object_get(s, "filter"),
-             *so = json_object_get(s, "options");
-      char where[48];
-      snprintf(where, sizeof where, "pipeline filter %zu", i);
-      if (!json_is_object(s) || !json_is_string(name) || (so && !json_is_object(so))) {
-        sluicep_bad_option(err, "filters[%zu] must be {\"filter\": NAME, \"options\": {...}}", i);
-        goto done;
-      }
-      if (sluicep_opt_check_keys(s, stage_keys, err, where)) goto done;
-      stages[i].filter = json_string_value(name);
-      stages[i].options = NULL;
-      if (so) {
-        if (!(texts[ntexts] = json_dumps(so, JSON_COMPACT))) {
-          st = sluicep_nomem(err, "pipeline");
-          goto done;
-        }
-        stages[i].options = texts[ntexts++];
-      }
-    }
-    o.stages = stages;
-    o.nstages = json_array_size(fl);
-  }
+  if (st == SLUICE_OK && fl) st = pipeline_stages(fl, so, err);
+  if (st != SLUICE_OK) return st;
   json_t *args = json_object_get(opts, "arguments");
-  if (json_is_true(args)) {
-    o.arguments = "{}";
-  } else if (json_is_object(args)) {
-    if (!(texts[ntexts] = json_dumps(args, JSON_COMPACT))) {
-      st = sluicep_nomem(err, "pipeline");
-      goto done;
-    }
-    o.arguments = texts[ntexts++];
-  } else if (args && !json_is_false(args)) {
-    sluicep_bad_option(err, "option \"arguments\" must be a boolean or the json filter's options");
-    goto done;
-  }
-  st = sluice_pipeline_new(out, &o, sink, mem, err);
-done:
-  {
-    /* json_dumps allocates with jansson's allocator */
-    json_malloc_t jm;
-    json_free_t jf;
-    json_get_alloc_funcs(&jm, &jf);
-    for (size_t i = 0; i < ntexts; i++) jf(texts[i]);
-  }
+  const void *ao = NULL;
+  if (json_is_true(args)) st = sub_options(so, SLUICE_FILTER_JSON, NULL, "arguments", &ao, err);
+  else if (json_is_object(args))
+    st = sub_options(so, SLUICE_FILTER_JSON, args, "arguments", &ao, err);
+  else if (args && !json_is_false(args))
+    st = sluicep_bad_option(err,
+                            "option \"arguments\" must be a boolean or the json filter's options");
+  o->arguments = ao;
   return st;
+}
+
+/* ---------------- capture ---------------- */
+
+static const char *const capture_keys[] = {"format", "max_line", "max_piece", NULL};
+
+sluice_status sluicep_capture_read(json_t *opts, sluice_options *so, sluice_error *err) {
+  static const char *const names[] = {"auto", "sse", "ndjson", "chunks", "recorded", NULL};
+  static const int values[] = {SLUICE_CAPTURE_AUTO, SLUICE_CAPTURE_SSE, SLUICE_CAPTURE_NDJSON,
+                               SLUICE_CAPTURE_CHUNKS, SLUICE_CAPTURE_RECORDED};
+  sluice_capture_opts *o = &so->o.capture;
+  sluice_capture_opts_init(o);
+  int format = (int)o->format;
+  if (sluicep_opt_check_keys(opts, capture_keys, err, "filter capture") ||
+      sluicep_opt_enum(opts, "format", names, values, &format, err) ||
+      sluicep_opt_size(opts, "max_line", &o->max_line, err) ||
+      sluicep_opt_size(opts, "max_piece", &o->max_piece, err))
+    return SLUICE_BAD_OPTION;
+  o->format = (sluice_capture_format)format;
+  return SLUICE_OK;
 }

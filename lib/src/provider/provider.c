@@ -314,28 +314,136 @@ static int one_of(const jr_str *s, const char *const *list) {
   return 0;
 }
 
-/* The provider of a chunk from its members, in a fixed order of evidence;
- * SLUICE_PROVIDER_AUTO when it shows none (-1: bad JSON). */
-static int detect(const char *p, size_t n) {
-  static const char *const keys[] = {"type", "object", "choices", "candidates", "usageMetadata",
+/* ---------------- endpoints ---------------- */
+
+static const struct {
+  const char *name, *path;
+  sluice_provider_kind provider;
+} endpoints[SLUICE_ENDPOINT_COUNT] = {
+    {"unknown", "", SLUICE_PROVIDER_AUTO},
+    {"openai-chat", "/v1/chat/completions", SLUICE_PROVIDER_OPENAI},
+    {"openai-completions", "/v1/completions", SLUICE_PROVIDER_COMPLETIONS},
+    {"openai-responses", "/v1/responses", SLUICE_PROVIDER_RESPONSES},
+    {"anthropic", "/v1/messages", SLUICE_PROVIDER_ANTHROPIC},
+    {"gemini", "/v1beta/models/{model}:streamGenerateContent", SLUICE_PROVIDER_GEMINI},
+    {"ollama-chat", "/api/chat", SLUICE_PROVIDER_OLLAMA},
+    {"ollama-generate", "/api/generate", SLUICE_PROVIDER_OLLAMA},
+    {"cohere", "/v2/chat", SLUICE_PROVIDER_COHERE},
+    {"llamacpp", "/completion", SLUICE_PROVIDER_LLAMACPP},
+};
+
+const char *sluice_endpoint_name(sluice_endpoint e) {
+  return (unsigned)e < SLUICE_ENDPOINT_COUNT ? endpoints[e].name : "unknown";
+}
+
+sluice_endpoint sluice_endpoint_from_name(const char *name) {
+  for (int e = 1; name && e < SLUICE_ENDPOINT_COUNT; e++)
+    if (strcmp(endpoints[e].name, name) == 0) return (sluice_endpoint)e;
+  return SLUICE_ENDPOINT_UNKNOWN;
+}
+
+const char *sluice_endpoint_path(sluice_endpoint e) {
+  return (unsigned)e < SLUICE_ENDPOINT_COUNT ? endpoints[e].path : "";
+}
+
+sluice_provider_kind sluice_endpoint_provider(sluice_endpoint e) {
+  return (unsigned)e < SLUICE_ENDPOINT_COUNT ? endpoints[e].provider : SLUICE_PROVIDER_AUTO;
+}
+
+sluice_framing sluice_endpoint_framing(sluice_endpoint e) {
+  return e == SLUICE_ENDPOINT_OLLAMA_CHAT || e == SLUICE_ENDPOINT_OLLAMA_GENERATE
+             ? SLUICE_FRAMING_NDJSON
+             : SLUICE_FRAMING_SSE;
+}
+
+static int path_ends(const char *p, size_t n, const char *suffix) {
+  size_t k = strlen(suffix);
+  return n >= k && memcmp(p + n - k, suffix, k) == 0;
+}
+
+sluice_endpoint sluice_endpoint_of_path(const char *path, size_t n) {
+  const char *q = memchr(path, '?', n);
+  if (q) n = (size_t)(q - path);
+  /* the longer suffixes first: /chat/completions ends like /completions */
+  static const struct {
+    const char *suffix;
+    sluice_endpoint e;
+  } by_end[] = {{"/chat/completions", SLUICE_ENDPOINT_OPENAI_CHAT},
+                {"/completions", SLUICE_ENDPOINT_OPENAI_COMPLETIONS},
+                {"/responses", SLUICE_ENDPOINT_OPENAI_RESPONSES},
+                {"/messages", SLUICE_ENDPOINT_ANTHROPIC},
+                {":streamGenerateContent", SLUICE_ENDPOINT_GEMINI},
+                {"/api/chat", SLUICE_ENDPOINT_OLLAMA_CHAT},
+                {"/api/generate", SLUICE_ENDPOINT_OLLAMA_GENERATE},
+                {"/v2/chat", SLUICE_ENDPOINT_COHERE},
+                {"/completion", SLUICE_ENDPOINT_LLAMACPP}};
+  for (size_t i = 0; i < sizeof by_end / sizeof by_end[0]; i++)
+    if (path_ends(path, n, by_end[i].suffix)) return by_end[i].e;
+  return SLUICE_ENDPOINT_UNKNOWN;
+}
+
+/* ---------------- detection ---------------- */
+
+/* The model a chunk names, decoded into out (cut at a character). */
+static void model_of(const pv_span *m, char *out, size_t cap) {
+  jr_str s;
+  out[0] = '\0';
+  if (!pv_span_str(m, &s)) return;
+  char buf[1024];
+  if (s.n >= sizeof buf) s.n = sizeof buf - 1; /* decoding only shortens */
+  size_t n = s.esc ? jr_decode(&s, buf) : s.n;
+  const char *src = s.esc ? buf : s.p;
+  if (n >= cap) n = cap - 1;
+  n -= sluice_utf8_tail(src, n);
+  memcpy(out, src, n);
+  out[n] = '\0';
+}
+
+/* The model: "model", else the "model" of the "message" (Anthropic) or
+ * "response" (Responses) object, else "modelVersion" (Gemini). */
+static void note_model(const pv_span *m, char *out, size_t cap) {
+  enum { MODEL, MESSAGE, RESPONSE, VERSION };
+  static const char *const inner[] = {"model", NULL};
+  pv_span in[1];
+  model_of(&m[MODEL], out, cap);
+  for (int k = MESSAGE; k <= RESPONSE && !out[0]; k++) {
+    if (!m[k].p || m[k].p[0] != '{') continue;
+    jr r;
+    pv_span_reader(&m[k], &r);
+    if (pv_members(&r, inner, in) == 0) model_of(&in[0], out, cap);
+  }
+  if (!out[0]) model_of(&m[VERSION], out, cap);
+}
+
+/* The endpoint of a chunk from its members, in a fixed order of evidence
+ * (sluice.h, sluice_detect_chunk); UNKNOWN when it shows none, -1 on bad
+ * JSON. The model it names goes to model (when not NULL). */
+static int detect(const char *p, size_t n, char *model, size_t cap) {
+  static const char *const keys[] = {"model", "message", "response", "modelVersion", "type",
+                                     "object", "choices", "candidates", "usageMetadata",
                                      "promptFeedback", "done", "content", "stop", "error",
-                                     NULL};
-  enum { TYPE, OBJECT, CHOICES, CANDIDATES, USAGEMETA, FEEDBACK, DONE, CONTENT, STOP, ERROR };
-  pv_span m[10];
+                                     "sequence_number", "code", NULL};
+  enum { MODEL, MESSAGE, RESPONSE, VERSION, TYPE, OBJECT, CHOICES, CANDIDATES, USAGEMETA,
+         FEEDBACK, DONE, CONTENT, STOP, ERROR, SEQ, CODE };
+  pv_span m[16];
   jr r;
   jr_init(&r, p, n);
   if (pv_members(&r, keys, m)) return -1;
+  if (model) note_model(m, model, cap);
   jr_str s;
   if (pv_span_str(&m[TYPE], &s)) {
-    if (one_of(&s, anthropic_types)) return SLUICE_PROVIDER_ANTHROPIC;
-    if (one_of(&s, cohere_types)) return SLUICE_PROVIDER_COHERE;
-    if (s.n > 9 && memcmp(s.p, "response.", 9) == 0) return SLUICE_PROVIDER_RESPONSES;
-    if (jr_is(&s, "error"))
-      return m[ERROR].p ? SLUICE_PROVIDER_ANTHROPIC : SLUICE_PROVIDER_RESPONSES;
+    if (one_of(&s, anthropic_types)) return SLUICE_ENDPOINT_ANTHROPIC;
+    if (one_of(&s, cohere_types)) return SLUICE_ENDPOINT_COHERE;
+    if (s.n > 9 && memcmp(s.p, "response.", 9) == 0) return SLUICE_ENDPOINT_OPENAI_RESPONSES;
+    if (jr_is(&s, "error")) {
+      if (m[ERROR].p) return SLUICE_ENDPOINT_ANTHROPIC;
+      if (m[SEQ].p || m[CODE].p || m[MESSAGE].p) return SLUICE_ENDPOINT_OPENAI_RESPONSES;
+      return SLUICE_ENDPOINT_UNKNOWN;
+    }
   }
   if (pv_span_str(&m[OBJECT], &s)) {
-    if (jr_is(&s, "chat.completion.chunk")) return SLUICE_PROVIDER_OPENAI;
-    if (jr_is(&s, "text_completion")) return SLUICE_PROVIDER_COMPLETIONS;
+    if (jr_is(&s, "chat.completion.chunk")) return SLUICE_ENDPOINT_OPENAI_CHAT;
+    if (jr_is(&s, "text_completion")) return SLUICE_ENDPOINT_OPENAI_COMPLETIONS;
   }
   if (m[CHOICES].p && m[CHOICES].p[0] == '[') {
     /* the first choice: a delta (chat) or a text (completions) */
@@ -346,18 +454,36 @@ static int detect(const char *p, size_t n) {
     if (jr_element(&c, &count) && jr_enter_object(&c)) {
       jr_str k;
       while (jr_member(&c, &mc, &k)) {
-        if (jr_is(&k, "text")) return SLUICE_PROVIDER_COMPLETIONS;
-        if (jr_is(&k, "delta")) return SLUICE_PROVIDER_OPENAI;
+        if (jr_is(&k, "text")) return SLUICE_ENDPOINT_OPENAI_COMPLETIONS;
+        if (jr_is(&k, "delta")) return SLUICE_ENDPOINT_OPENAI_CHAT;
         jr_skip(&c);
       }
     }
-    return SLUICE_PROVIDER_OPENAI; /* choices: [] (a usage chunk) */
+    return SLUICE_ENDPOINT_OPENAI_CHAT; /* choices: [] (a usage chunk) */
   }
-  if (m[CANDIDATES].p || m[USAGEMETA].p || m[FEEDBACK].p) return SLUICE_PROVIDER_GEMINI;
-  if (m[DONE].p && (m[DONE].p[0] == 't' || m[DONE].p[0] == 'f')) return SLUICE_PROVIDER_OLLAMA;
+  if (m[CANDIDATES].p || m[USAGEMETA].p || m[FEEDBACK].p) return SLUICE_ENDPOINT_GEMINI;
+  if (m[DONE].p && (m[DONE].p[0] == 't' || m[DONE].p[0] == 'f'))
+    return m[MESSAGE].p ? SLUICE_ENDPOINT_OLLAMA_CHAT : SLUICE_ENDPOINT_OLLAMA_GENERATE;
   if (m[CONTENT].p && m[STOP].p && (m[STOP].p[0] == 't' || m[STOP].p[0] == 'f'))
-    return SLUICE_PROVIDER_LLAMACPP;
-  return SLUICE_PROVIDER_AUTO;
+    return SLUICE_ENDPOINT_LLAMACPP;
+  return SLUICE_ENDPOINT_UNKNOWN;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+sluice_status sluice_detect_chunk(const void *json, size_t n, sluice_detection *out) {
+  const char *p = json;
+  memset(out, 0, sizeof *out);
+  size_t a = 0;
+  while (a < n && is_space(p[a])) a++;
+  if (a == n || p[a] != '{') return SLUICE_PROVIDER_FORMAT;
+  jr v;
+  jr_init(&v, p, n);
+  if (!jr_skip(&v) || !jr_end(&v)) return SLUICE_PROVIDER_FORMAT;
+  int e = detect(p, n, out->model, sizeof out->model);
+  if (e < 0) return SLUICE_PROVIDER_FORMAT;
+  out->endpoint = (sluice_endpoint)e;
+  return SLUICE_OK;
 }
 
 static const pv_adapter *adapter_of(int kind) {
@@ -385,12 +511,30 @@ static int generic_error(provider *pv, const char *p, size_t n) {
 
 /* ---------------- chunks ---------------- */
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/* The detector's one event (sluice_detect_new). */
+static int told(provider *pv, sluice_endpoint e, int complete) {
+  static const char *const framings[] = {"auto", "sse", "ndjson", "chunks"};
+  pv->told = 1;
+  const char *name = sluice_endpoint_name(e), *fr = framings[pv->framing_kind];
+  sluice_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = SLUICE_EV_PROVIDER;
+  ev.name = name;
+  ev.name_len = strlen(name);
+  ev.data = pv->model;
+  ev.data_len = strlen(pv->model);
+  ev.id = fr;
+  ev.id_len = strlen(fr);
+  ev.offset = complete ? pv->chunk_at : 0;
+  ev.complete = complete;
+  return sluicep_event(&pv->base, &ev);
+}
 
 /* One chunk's data (an SSE event's data or a JSON line). `complete` is 0
  * for the chunks framing's last line without its LF: if it cannot be
  * read, it is the cut-off end of a truncated recording, not an error. */
 static int on_chunk(provider *pv, const char *p, size_t n, uint64_t at, int complete) {
+  if (pv->told) return 0; /* a detector reads no further */
   pv->chunk_at = at;
   pv->chunk = p;
   size_t a = 0, b = n;
@@ -412,15 +556,17 @@ static int on_chunk(provider *pv, const char *p, size_t n, uint64_t at, int comp
     if (!jr_skip(&v) || !jr_end(&v)) return sluicep_emit(&pv->base, SLUICE_DROPPED, p, n);
   }
   if (!pv->ad) {
-    int k = detect(p, n);
-    if (k < 0) {
+    int e = detect(p, n, pv->detect_only ? pv->model : NULL, sizeof pv->model);
+    if (e < 0) {
       jr r;
       jr_init(&r, p, n);
       jr_skip(&r);
       return pv_bad_json(pv, &r);
     }
-    if (k == SLUICE_PROVIDER_AUTO) return generic_error(pv, p, n);
-    pv->ad = adapter_of(k);
+    if (pv->detect_only) return e == SLUICE_ENDPOINT_UNKNOWN ? 0 : told(pv, (sluice_endpoint)e, 1);
+    if (e == SLUICE_ENDPOINT_UNKNOWN) return generic_error(pv, p, n);
+    pv->endpoint = (sluice_endpoint)e;
+    pv->ad = adapter_of(sluice_endpoint_provider(pv->endpoint));
   }
   if (pv->st.done && (pv->ad == &pv_openai || pv->ad == &pv_completions))
     return 0; /* a client stops reading at [DONE] */
@@ -486,6 +632,7 @@ static sluice_status framing_status(provider *pv, sluice_status st) {
 
 static sluice_status provider_feed(sluice_filter *f, const char *p, size_t n) {
   provider *pv = (provider *)f;
+  if (pv->told) return SLUICE_OK; /* a detector reads no further */
   if (!pv->framing) {
     /* auto: JSON lines when the first byte that is not whitespace is '{' */
     size_t i = 0;
@@ -526,8 +673,10 @@ static sluice_status provider_finish(sluice_filter *f) {
     sluice_status st = sluice_feed(pv->framing, pv->head.ptr, pv->head.len);
     if (framing_status(pv, st) != SLUICE_OK) return f->err.status;
   }
-  if (framing_status(pv, sluice_finish(pv->framing)) != SLUICE_OK) return f->err.status;
-  end_event(pv);
+  if (!pv->told && framing_status(pv, sluice_finish(pv->framing)) != SLUICE_OK)
+    return f->err.status;
+  if (!pv->detect_only) end_event(pv);
+  else if (!pv->told) told(pv, SLUICE_ENDPOINT_UNKNOWN, 0);
   return f->err.status;
 }
 
@@ -540,6 +689,8 @@ static void provider_destroy(sluice_filter *f) {
 
 static const sluicep_vtable provider_vt = {"provider", provider_feed, provider_finish,
                                            provider_destroy};
+static const sluicep_vtable detect_vt = {"detect", provider_feed, provider_finish,
+                                         provider_destroy};
 
 static const char *const provider_names[SLUICE_PROVIDER_COUNT] = {
     "auto", "openai", "completions", "responses", "anthropic", "ollama", "gemini", "cohere",
@@ -549,8 +700,7 @@ const char *sluice_provider_name(sluice_provider_kind k) {
   return (unsigned)k < SLUICE_PROVIDER_COUNT ? provider_names[k] : "unknown";
 }
 
-sluice_provider_kind sluice_provider_detected(const sluice_filter *f) {
-  if (f && f->vt != &provider_vt) f = sluicep_pipeline_provider(f);
+sluice_provider_kind sluicep_provider_kind_of(const sluice_filter *f) {
   if (!f || f->vt != &provider_vt) return SLUICE_PROVIDER_AUTO;
   const provider *pv = (const provider *)f;
   return pv->ad ? pv->ad->kind : SLUICE_PROVIDER_AUTO;
@@ -564,9 +714,11 @@ void sluice_provider_opts_init_size(sluice_provider_opts *o, size_t size) {
   sluicep_opts_init(o, size, &d, sizeof d);
 }
 
-sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opts *opts,
-                                  const sluice_sink *sink, const sluice_mem *mem,
-                                  sluice_error *err) {
+/* The provider filter, or (detect) the detector built on its framing and
+ * detection. */
+static sluice_status provider_make(sluice_filter **out, const sluice_provider_opts *opts,
+                                   const sluice_sink *sink, const sluice_mem *mem,
+                                   sluice_error *err, int detect_only) {
   *out = NULL;
   sluice_provider_opts o;
   sluice_provider_opts_init(&o);
@@ -579,13 +731,15 @@ sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opt
     return sluicep_bad_option(err, "framing must be auto, sse, ndjson or chunks");
   if (o.choice >= PV_MAX_CHOICES) return sluicep_bad_option(err, "choice must be 0 to 63");
   sluice_filter *f;
-  st = sluicep_filter_alloc(&f, sizeof(provider), &provider_vt, sink, mem, err);
+  st = sluicep_filter_alloc(&f, sizeof(provider), detect_only ? &detect_vt : &provider_vt, sink,
+                            mem, err);
   if (st != SLUICE_OK) return st;
   provider *pv = (provider *)f;
   sluicep_buf_init(&pv->head, &f->mem);
   sluicep_buf_init(&pv->scratch, &f->mem);
-  pv->forced = o.provider;
-  pv->ad = adapter_of(o.provider);
+  pv->detect_only = detect_only;
+  pv->forced = detect_only ? SLUICE_PROVIDER_AUTO : o.provider;
+  pv->ad = adapter_of(pv->forced);
   pv->choice = o.choice;
   pv->max_line = o.max_line;
   pv->max_event = o.max_event;
@@ -598,4 +752,16 @@ sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opt
   }
   *out = f;
   return SLUICE_OK;
+}
+
+sluice_status sluice_provider_new(sluice_filter **out, const sluice_provider_opts *o,
+                                  const sluice_sink *sink, const sluice_mem *mem,
+                                  sluice_error *err) {
+  return provider_make(out, o, sink, mem, err, 0);
+}
+
+sluice_status sluice_detect_new(sluice_filter **out, const sluice_provider_opts *o,
+                                const sluice_sink *sink, const sluice_mem *mem,
+                                sluice_error *err) {
+  return provider_make(out, o, sink, mem, err, 1);
 }

@@ -59,6 +59,10 @@ struct provider {
   size_t choice;               /* the choice the channels show */
   size_t max_line, max_event;
   sluicep_buf scratch; /* decoded strings */
+  sluice_endpoint endpoint;    /* detected (UNKNOWN when forced or undecided) */
+  int detect_only;             /* sluice_detect_new: tell, then read nothing */
+  int told;                    /* ... and it has told */
+  char model[256];             /* the model the telling chunk names */
   uint64_t chunk_at;   /* stream offset of the chunk being read */
   const char *chunk;   /* its data (error positions count from there) */
   pv_state st;
@@ -73,8 +77,9 @@ extern const pv_adapter pv_openai, pv_completions, pv_responses, pv_anthropic, p
 int sluicep_delta(sluice_filter *f, size_t shown, size_t choice, const char *kind,
                   const char *p, size_t n, size_t index, sluice_channel ch);
 
-/* A pipeline's provider filter, NULL for another filter (pipeline.c). */
-sluice_filter *sluicep_pipeline_provider(const sluice_filter *f);
+/* The provider f detected so far; AUTO while undecided or when f is not
+ * a provider filter (pipeline.c's sluice_provider_detected asks). */
+sluice_provider_kind sluicep_provider_kind_of(const sluice_filter *f);
 
 /* 1 when some choice appeared and every one that did has finished. */
 int pv_all_finished(const provider *pv);

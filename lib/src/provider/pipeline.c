@@ -25,7 +25,6 @@
  * filter's own THOUGHT bytes, which the pipeline's THOUGHT interleaves
  * with the provider's reasoning), nor json's value and snapshots.
  */
-#include "kit.h"
 #include "provider.h"
 
 #include <string.h>
@@ -60,7 +59,8 @@ typedef struct call {
 } call;
 
 typedef struct stage_def {
-  char *filter, *options; /* copies */
+  sluice_filter_kind kind;
+  void *opts; /* a copy (sluicep_opts_copy) */
 } stage_def;
 
 struct pipeline {
@@ -69,7 +69,7 @@ struct pipeline {
   size_t shown; /* the choice the channels show */
   stage_def stages[MAX_CHAIN];
   int nstages;
-  char *args_options; /* json options for arguments, or NULL */
+  void *args_opts; /* json options for arguments (a copy), or NULL: off */
   chain *chains[PV_MAX_CHOICES];
   call *calls;
   size_t ncalls, cap_calls;
@@ -139,11 +139,10 @@ static void set_link(link *l, pipeline *pl, chain *ch, int k) {
   l->k = k;
 }
 
-static sluice_status build(pipeline *pl, const char *name, const char *options, link *l,
+static sluice_status build(pipeline *pl, sluice_filter_kind kind, const void *opts, link *l,
                            sluice_filter **out, sluice_error *err) {
   sluice_sink sink = {stage_emit, stage_event, l};
-  return sluice_filter_new_json(out, name, options, options ? strlen(options) : 0, &sink,
-                                &pl->base.mem, err);
+  return sluice_filter_new(out, kind, opts, &sink, &pl->base.mem, err);
 }
 
 static void chain_free(chain *ch, const sluice_mem *m) {
@@ -161,7 +160,7 @@ static chain *chain_new(pipeline *pl, sluice_error *err) {
   }
   for (int k = 0; k < pl->nstages; k++) {
     set_link(&ch->links[k], pl, ch, k);
-    if (build(pl, pl->stages[k].filter, pl->stages[k].options, &ch->links[k], &ch->f[k], err) !=
+    if (build(pl, pl->stages[k].kind, pl->stages[k].opts, &ch->links[k], &ch->f[k], err) !=
         SLUICE_OK) {
       chain_free(ch, &pl->base.mem);
       return NULL;
@@ -233,7 +232,7 @@ static call *find_call(pipeline *pl, size_t c, size_t index) {
 }
 
 static int args_delta(pipeline *pl, size_t c, size_t index, const char *p, size_t n) {
-  if (!pl->args_options) return delta(pl, c, "arguments", p, n, index, SLUICE_OTHER);
+  if (!pl->args_opts) return delta(pl, c, "arguments", p, n, index, SLUICE_OTHER);
   call *cl = find_call(pl, c, index);
   if (!cl) {
     if (pl->ncalls == MAX_CALLS) {
@@ -256,7 +255,8 @@ static int args_delta(pipeline *pl, size_t c, size_t index, const char *p, size_
     cl->choice = c;
     cl->index = index;
     sluice_error err;
-    if (build(pl, "json", pl->args_options, &pl->args_link, &cl->json, &err) != SLUICE_OK) {
+    if (build(pl, SLUICE_FILTER_JSON, pl->args_opts, &pl->args_link, &cl->json, &err) !=
+        SLUICE_OK) {
       sluicep_fail(&pl->base, err.status, ((provider *)pl->pv)->chunk_at, "%s", err.message);
       return 1;
     }
@@ -360,11 +360,8 @@ static void pipeline_destroy(sluice_filter *f) {
   for (size_t i = 0; i < PV_MAX_CHOICES; i++) chain_free(pl->chains[i], m);
   for (size_t i = 0; i < pl->ncalls; i++) sluice_free(pl->calls[i].json);
   sluicep_dealloc(m, pl->calls);
-  for (int k = 0; k < pl->nstages; k++) {
-    sluicep_dealloc(m, pl->stages[k].filter);
-    sluicep_dealloc(m, pl->stages[k].options);
-  }
-  sluicep_dealloc(m, pl->args_options);
+  for (int k = 0; k < pl->nstages; k++) sluicep_dealloc(m, pl->stages[k].opts);
+  sluicep_dealloc(m, pl->args_opts);
   for (int k = 0; k < K_COUNT; k++) sluicep_buf_free(&pl->out[k]);
 }
 
@@ -381,23 +378,47 @@ void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t size) {
 }
 
 /* Filters a chain may hold: the ones that route text. */
-static int text_filter(const char *name) {
-  static const char *const ok[] = {"think", "clean", "monitor", "harmony", NULL};
-  for (size_t i = 0; ok[i]; i++)
-    if (strcmp(name, ok[i]) == 0) return 1;
-  return 0;
+static int text_filter(sluice_filter_kind k) {
+  return k == SLUICE_FILTER_THINK || k == SLUICE_FILTER_CLEAN || k == SLUICE_FILTER_MONITOR ||
+         k == SLUICE_FILTER_HARMONY;
 }
 
-static int add_stage(pipeline *pl, const char *filter, const char *options) {
+/* A stage of the chains: its options are checked by building the filter
+ * once (so a bad option is reported now, not at the first delta of the
+ * stream), then copied, since the caller's may not outlive the pipeline. */
+static sluice_status add_stage(pipeline *pl, sluice_filter_kind kind, const void *opts,
+                               sluice_error *err) {
+  sluice_filter *probe;
+  sluice_status st = sluice_filter_new(&probe, kind, opts, NULL, &pl->base.mem, err);
+  sluice_free(probe);
+  if (st != SLUICE_OK) return st;
+  if (kind == SLUICE_FILTER_JSON)
+    return sluicep_opts_copy(kind, opts, &pl->base.mem, &pl->args_opts, err);
   stage_def *s = &pl->stages[pl->nstages];
-  s->filter = sluicep_strdup(&pl->base.mem, filter);
-  s->options = options ? sluicep_strdup(&pl->base.mem, options) : NULL;
-  pl->nstages++;
-  return !s->filter || (options && !s->options);
+  s->kind = kind;
+  st = sluicep_opts_copy(kind, opts, &pl->base.mem, &s->opts, err);
+  if (st == SLUICE_OK) pl->nstages++;
+  return st;
 }
 
-sluice_filter *sluicep_pipeline_provider(const sluice_filter *f) {
-  return f->vt == &pipeline_vt ? ((const pipeline *)f)->pv : NULL;
+static sluice_status check_opts(const sluice_pipeline_opts *o, sluice_error *err) {
+  if (o->nstages > SLUICE_PIPELINE_MAX_STAGES || (o->nstages && !o->stages))
+    return sluicep_bad_option(err, "at most %d filters", SLUICE_PIPELINE_MAX_STAGES);
+  for (size_t i = 0; i < o->nstages; i++)
+    if (!text_filter(o->stages[i].kind))
+      return sluicep_bad_option(err, "filter %zu (\"%s\") is not a text filter: think, clean, "
+                                     "monitor or harmony",
+                                i, sluice_filter_kind_name(o->stages[i].kind));
+  if (o->harmony < -1 || o->harmony > 1) return sluicep_bad_option(err, "harmony must be -1, 0 or 1");
+  return SLUICE_OK;
+}
+
+/* sluice_provider_detected takes a provider filter or a pipeline (whose
+ * provider it asks); it lives here because the pipeline knows the
+ * provider, not the other way round. */
+sluice_provider_kind sluice_provider_detected(const sluice_filter *f) {
+  if (f && f->vt == &pipeline_vt) f = ((const pipeline *)f)->pv;
+  return sluicep_provider_kind_of(f);
 }
 
 sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opts *opts,
@@ -408,15 +429,8 @@ sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opt
   sluice_pipeline_opts_init(&o);
   sluice_status st =
       opts ? sluicep_opts_take(&o, sizeof o, opts, "sluice_pipeline_opts", err) : SLUICE_OK;
+  if (st == SLUICE_OK) st = check_opts(&o, err);
   if (st != SLUICE_OK) return st;
-  if (o.nstages > SLUICE_PIPELINE_MAX_STAGES || (o.nstages && !o.stages))
-    return sluicep_bad_option(err, "at most %d filters", SLUICE_PIPELINE_MAX_STAGES);
-  for (size_t i = 0; i < o.nstages; i++)
-    if (!o.stages[i].filter || !text_filter(o.stages[i].filter))
-      return sluicep_bad_option(err, "filter %zu (\"%s\") is not a text filter: think, clean, "
-                                     "monitor or harmony", i,
-                                o.stages[i].filter ? o.stages[i].filter : "(null)");
-  if (o.harmony < -1 || o.harmony > 1) return sluicep_bad_option(err, "harmony must be -1, 0 or 1");
   int harmony = o.harmony == 1 || (o.harmony == -1 && o.model &&
                                    strcmp(o.model, "llama.cpp/gpt-oss") == 0);
   sluice_filter *f;
@@ -431,34 +445,14 @@ sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opt
   pl->shown = po.choice;
   sluice_sink ps = {on_provider_emit, on_provider_event, pl};
   st = sluice_provider_new(&pl->pv, &po, &ps, &f->mem, err);
-  if (st != SLUICE_OK) goto fail;
-  int bad = harmony && add_stage(pl, "harmony", NULL);
-  for (size_t i = 0; i < o.nstages && !bad; i++)
-    bad = add_stage(pl, o.stages[i].filter, o.stages[i].options);
-  if (!bad && o.arguments && !(pl->args_options = sluicep_strdup(&f->mem, o.arguments))) bad = 1;
-  if (bad) {
-    st = sluicep_nomem(err, "pipeline");
-    goto fail;
-  }
-  /* Every filter is built once here, so a bad option is reported now and
-   * not at the first delta of the stream. */
-  sluice_error e;
-  chain *probe = pl->nstages ? chain_new(pl, &e) : NULL;
-  if (pl->nstages && !probe) {
-    st = e.status;
-    if (err) *err = e;
-    goto fail;
-  }
-  chain_free(probe, &f->mem);
-  if (pl->args_options) {
-    sluice_filter *j;
-    st = build(pl, "json", pl->args_options, &pl->args_link, &j, err);
-    sluice_free(j);
-    if (st != SLUICE_OK) goto fail;
+  if (st == SLUICE_OK && harmony) st = add_stage(pl, SLUICE_FILTER_HARMONY, NULL, err);
+  for (size_t i = 0; i < o.nstages && st == SLUICE_OK; i++)
+    st = add_stage(pl, o.stages[i].kind, o.stages[i].opts, err);
+  if (st == SLUICE_OK && o.arguments) st = add_stage(pl, SLUICE_FILTER_JSON, o.arguments, err);
+  if (st != SLUICE_OK) {
+    sluice_free(f);
+    return st;
   }
   *out = f;
   return SLUICE_OK;
-fail:
-  sluice_free(f);
-  return st;
 }
