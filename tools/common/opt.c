@@ -304,6 +304,18 @@ static void help_line(tbuf *out, char letter, const char *name, const char *arg,
   wrap(out, help ? help : "", col + pad, HELP_COLUMN);
 }
 
+/* A table's own mistake (a value kind without the value's name, a flag
+ * with one, a choice without its words, a call without its function) ends
+ * the command when its --help is written: tests/cli_help.sh writes every
+ * command's, so no such table ships. */
+static void check_entry(const opt_cmd *c, const opt *o) {
+  int takes = o->kind != OPT_FLAG && o->kind != OPT_CALL;
+  if ((takes && !o->arg) || (o->kind == OPT_FLAG && o->arg) ||
+      (o->kind == OPT_CHOICE && !o->choices) || (o->kind == OPT_CALL && !o->fn))
+    die("%s: --%s: the option table is wrong: its kind and its fields disagree", c->name,
+        o->name);
+}
+
 static void add_block(tbuf *out, const char *text) {
   tbuf_xadds(out, text);
   if (out->n && out->p[out->n - 1] != '\n') tbuf_xadds(out, "\n");
@@ -319,8 +331,12 @@ void opt_help(const opt_cmd *c, tbuf *out) {
   tbuf_xadds(out, "\n");
   for (size_t t = 0; t < OPT_MAX_TABLES && c->tables[t]; t++)
     for (const opt *o = c->tables[t]; o->kind != OPT_END; o++) {
-      if (o->kind == OPT_SECTION) tbuf_xprintf(out, "%s:\n", o->help);
-      else help_line(out, o->letter, o->name, o->arg, o->help);
+      if (o->kind == OPT_SECTION) {
+        tbuf_xprintf(out, "%s:\n", o->help);
+        continue;
+      }
+      check_entry(c, o);
+      help_line(out, o->letter, o->name, o->arg, o->help);
     }
   help_line(out, 'h', "help", NULL, "this text");
   if (c->outro) {
