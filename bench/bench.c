@@ -12,22 +12,23 @@
 #include <malloc.h>
 #endif
 
-static const char think_usage[] =
-    "usage: sluice bench think [--mb N] [--reps N] [--chunk N] [--text dense|sparse]\n"
-    "                          [--mode channel|anchored] [--json FILE]\n"
-    "\n"
-    "Feeds N MiB (default 16) of two generated texts to the think filter at chunk\n"
-    "sizes 1, 4, 64 and 65536 bytes (--chunk N: that size only):\n"
-    "  dense   words with '<' every ~35 bytes (\"a < b\", <br>, <b>x</b>) and a\n"
-    "          thinking tag every 1 to 3 KiB;\n"
-    "  sparse  prose with a '<' every ~300 bytes and a thinking block every 4 to\n"
-    "          12 KiB.\n"
-    "Prints MB/s on the thread's CPU clock and on the wall clock (medians of\n"
-    "--reps runs, default 5), the calibration loops over the same text and\n"
-    "chunks (an empty indirect call per chunk, memchr for '<', memcpy) with the\n"
-    "filter's figure as a fraction of each, the largest hold-back, and the\n"
-    "targets (channel mode): 200 MB/s at 1-byte chunks, 600 at 4, and at 64 KiB\n"
-    "6000 (dense) and 10000 (sparse).\n";
+static const opt_cmd think_cmd = {
+    .name = "bench think",
+    .synopsis = "[options]",
+    .intro =
+        "Feeds N MiB (default 16) of two generated texts to the think filter at chunk\n"
+        "sizes 1, 4, 64 and 65536 bytes (--chunk N: that size only):\n"
+        "  dense   words with '<' every ~35 bytes (\"a < b\", <br>, <b>x</b>) and a\n"
+        "          thinking tag every 1 to 3 KiB;\n"
+        "  sparse  prose with a '<' every ~300 bytes and a thinking block every 4 to\n"
+        "          12 KiB.\n"
+        "Prints MB/s on the thread's CPU clock and on the wall clock (medians of\n"
+        "--reps runs, default 5), the calibration loops over the same text and\n"
+        "chunks (an empty indirect call per chunk, memchr for '<', memcpy) with the\n"
+        "filter's figure as a fraction of each, the largest hold-back, and the\n"
+        "targets (channel mode): 200 MB/s at 1-byte chunks, 600 at 4, and at 64 KiB\n"
+        "6000 (dense) and 10000 (sparse).\n",
+};
 
 static const char *const dense_words[] = {
     "the", "model", "answer", "stream", "token", "while", "a < b", "<br>", "chunk", "filter",
@@ -78,13 +79,14 @@ static void think_body(void *v) {
 
 int bench_think(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, think_usage, "mb chunk mode text", 16, &a);
+  int rc = bench_parse(argc, argv, &think_cmd, "mb chunk mode text", 16, &a);
   if (rc >= 0) return rc;
   sluice_think_opts o;
   sluice_think_opts_init(&o);
   if (a.mode && strcmp(a.mode, "anchored") == 0) o.mode = SLUICE_THINK_ANCHORED;
   else if (a.mode && strcmp(a.mode, "channel") != 0) {
-    fprintf(stderr, "sluice bench think: --mode must be channel or anchored\n");
+    fprintf(stderr, "sluice bench think: --mode: must be channel or anchored, not \"%s\"\n",
+            a.mode);
     return 2;
   }
   const char *mode = o.mode == SLUICE_THINK_CHANNEL ? "channel" : "anchored";
@@ -180,45 +182,31 @@ static void list_benches(FILE *fp) {
               "the heap's layout; SLUICE_BENCH_MALLOC=default measures with glibc's own.\n");
 }
 
-/* The option value of --json in argv, or NULL. */
-static const char *json_arg(int argc, char **argv) {
-  for (int i = 2; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--json") == 0) return argv[i + 1];
-  return NULL;
-}
+static const opt_cmd all_cmd = {
+    .name = "bench all",
+    .synopsis = "[--reps N] [--json FILE] [--quick]",
+    .intro = "Runs every benchmark (sluice bench --help lists them) in one run with these\n"
+             "options (--quick to those that take it; the monitor with its Python port),\n"
+             "then sums up the targets met and missed.\n",
+};
 
-static int reps_arg(int argc, char **argv) {
-  for (int i = 2; i + 1 < argc; i++)
-    if (strcmp(argv[i], "--reps") == 0) return atoi(argv[i + 1]);
-  return 5;
-}
-
-/* `sluice bench all`: each benchmark with the options given (--reps, --json;
- * --quick to those that take it), the monitor with its Python port. */
+/* `sluice bench all`: each benchmark with the options given. */
 static int bench_all(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    list_benches(stdout);
-    return 0;
-  }
-  int rc = 0;
+  bench_args a;
+  int rc = bench_parse(argc, argv, &all_cmd, "quick", 0, &a);
+  if (rc >= 0) return rc;
+  rc = 0;
+  char reps[32];
+  snprintf(reps, sizeof reps, "%d", a.reps);
   for (size_t i = 0; i < sizeof benches / sizeof benches[0] && rc == 0; i++) {
-    char *args[16];
-    int n = 0;
-    args[n++] = argv[0];
-    args[n++] = (char *)benches[i].name;
-    for (int k = 2; k < argc && n < 13; k++) {
-      int quick = strcmp(argv[k], "--quick") == 0;
-      if (quick && strcmp(benches[i].name, "monitor") != 0 && strcmp(benches[i].name, "peers") != 0)
-        continue;
-      if (strcmp(argv[k], "--json") == 0) {
-        k++;
-        continue;
-      }
-      args[n++] = argv[k];
-    }
-    if (strcmp(benches[i].name, "monitor") == 0) args[n++] = "--python";
+    const char *name = benches[i].name;
+    char *args[8] = {(char *)name, "--reps", reps};
+    int n = 3;
+    if (a.quick && (strcmp(name, "monitor") == 0 || strcmp(name, "peers") == 0))
+      args[n++] = "--quick";
+    if (strcmp(name, "monitor") == 0) args[n++] = "--python";
     args[n] = NULL;
-    fprintf(bench_out, "\n== sluice bench %s\n", benches[i].name);
+    fprintf(bench_out, "\n== sluice bench %s\n", name);
     fflush(bench_out);
     rc = benches[i].run(n, args);
   }
@@ -253,40 +241,41 @@ static const char *pin_malloc(void) {
 
 const char *bench_malloc_note;
 
+/* The closing lines of a run: the targets, the load, the allocator, and
+ * the --json report. The exit status. */
+static int conclude(int argc, char **argv, double load) {
+  bench_targets_print();
+  fprintf(bench_out, "load average (1 min): %.2f before, %.2f after\n", load, bench_loadavg());
+  fprintf(bench_out, "malloc: %s\n", bench_malloc_note);
+  if (!bench_cli.json) return 0;
+  char command[256] = "sluice bench";
+  for (int i = 1; i < argc; i++) {
+    size_t l = strlen(command);
+    snprintf(command + l, sizeof command - l, " %s", argv[i]);
+  }
+  return bench_report_write(bench_cli.json, command, bench_cli.reps, load);
+}
+
 int cmd_bench(int argc, char **argv) {
-  const char *json = json_arg(argc, argv);
-  bench_out = json && strcmp(json, "-") == 0 ? stderr : stdout;
-  if (argc < 2 || (argv[1][0] == '-' && !wants_help(argc, argv))) {
-    list_benches(argc < 2 ? stdout : stderr);
-    return argc < 2 ? 0 : 2;
+  bench_out = stdout;
+  int help = argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
+  if (argc < 2 || help || argv[1][0] == '-') {
+    int bad = argc >= 2 && !help;
+    if (bad) fprintf(stderr, "sluice bench: %s: name a benchmark first\n\n", argv[1]);
+    list_benches(bad ? stderr : stdout);
+    return bad ? 2 : 0;
   }
-  if (wants_help(argc, argv) && argv[1][0] == '-') {
-    list_benches(stdout);
-    return 0;
-  }
-  bench_malloc_note = pin_malloc();
-  double load = bench_loadavg();
-  int rc = -1;
-  if (strcmp(argv[1], "all") == 0) rc = bench_all(argc, argv);
-  for (size_t i = 0; rc < 0 && i < sizeof benches / sizeof benches[0]; i++)
-    if (strcmp(argv[1], benches[i].name) == 0) rc = benches[i].run(argc, argv);
-  if (rc < 0) {
+  int (*run)(int, char **) = strcmp(argv[1], "all") == 0 ? bench_all : NULL;
+  for (size_t i = 0; !run && i < sizeof benches / sizeof benches[0]; i++)
+    if (strcmp(argv[1], benches[i].name) == 0) run = benches[i].run;
+  if (!run) {
     fprintf(stderr, "sluice bench: no benchmark \"%s\"\n\n", argv[1]);
     list_benches(stderr);
     return 2;
   }
-  if (rc == 0 && !wants_help(argc, argv)) {
-    bench_targets_print();
-    fprintf(bench_out, "load average (1 min): %.2f before, %.2f after\n", load, bench_loadavg());
-    fprintf(bench_out, "malloc: %s\n", bench_malloc_note);
-    if (json) {
-      char command[256] = "sluice bench";
-      for (int i = 1; i < argc; i++) {
-        size_t l = strlen(command);
-        snprintf(command + l, sizeof command - l, " %s", argv[i]);
-      }
-      rc = bench_report_write(json, command, reps_arg(argc, argv), load);
-    }
-  }
+  bench_malloc_note = pin_malloc();
+  double load = bench_loadavg();
+  int rc = run(argc - 1, argv + 1);
+  if (rc == 0 && !bench_cli.help) rc = conclude(argc, argv, load);
   return rc;
 }

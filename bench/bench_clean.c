@@ -8,14 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char bench_clean_usage[] =
-    "usage: sluice bench clean [--mb N] [--reps N] [--chunk N] [--json FILE]\n"
-    "\n"
-    "Generates N MiB (default 16) of a response that opens with a thinking block\n"
-    "and every prefix rule, then prose with whitespace runs, and feeds it to the\n"
-    "clean filter with every rule on at chunk sizes 1, 64 and 65536 bytes. Prints\n"
-    "MB/s on the CPU and wall clocks (medians of --reps runs, default 5), the\n"
-    "calibration loops over the same chunks, and the largest hold-back seen.\n";
+static const opt_cmd clean_cmd = {
+    .name = "bench clean",
+    .synopsis = "[options]",
+    .intro =
+        "Generates N MiB (default 16) of a response that opens with a thinking block\n"
+        "and every prefix rule, then prose with whitespace runs, and feeds it to the\n"
+        "clean filter with every rule on at chunk sizes 1, 64 and 65536 bytes. Prints\n"
+        "MB/s on the CPU and wall clocks (medians of --reps runs, default 5), the\n"
+        "calibration loops over the same chunks, and the largest hold-back seen.\n",
+};
 
 static const char *const clean_words[] = {"the", "answer", "is", "café", "—", "a", "stream",
                                           "of", "tokens", "\n\n", "  ", "split", "chunk",
@@ -40,7 +42,7 @@ static void clean_body(void *v) {
 
 int bench_clean(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, bench_clean_usage, "mb chunk", 16, &a);
+  int rc = bench_parse(argc, argv, &clean_cmd, "mb chunk", 16, &a);
   if (rc >= 0) return rc;
   static const char *const node[] = {"Note:", "Response:"};
   static const char *const ep[] = {"AI:", "  Bot:  "};

@@ -19,18 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char bench_json_usage[] =
-    "usage: sluice bench json [--mb N] [--reps N] [--chunk BYTES] [--text NAME] [--json FILE]\n"
-    "\n"
-    "Generates N MiB (default 8) of each input kind and runs the json filter\n"
-    "over it in chunks of --chunk bytes (default 65536; the incremental kinds\n"
-    "feed one byte at a time). Prints, per kind, the repair pass in MB/s at half\n"
-    "and full size (time ratio ~2 = linear), the number of repairs, jansson's\n"
-    "load of the repaired text, and repair plus load against load alone. CPU-time\n"
-    "medians of --reps runs (default 5). --text runs the kinds whose name\n"
-    "contains NAME.\n"
-    "Targets: repair pass >= 300 MB/s on the repair-heavy input (llm-messy);\n"
-    "repair plus jansson within 25% of jansson's own load time.\n";
+static const opt_cmd json_cmd = {
+    .name = "bench json",
+    .synopsis = "[options]",
+    .intro =
+        "Generates N MiB (default 8) of each input kind and runs the json filter\n"
+        "over it in chunks of --chunk bytes (default 65536; the incremental kinds\n"
+        "feed one byte at a time). Prints, per kind, the repair pass in MB/s at half\n"
+        "and full size (time ratio ~2 = linear), the number of repairs, jansson's\n"
+        "load of the repaired text, and repair plus load against load alone. CPU-time\n"
+        "medians of --reps runs (default 5). --text runs the kinds whose name\n"
+        "contains NAME.\n"
+        "Targets: repair pass >= 300 MB/s on the repair-heavy input (llm-messy);\n"
+        "repair plus jansson within 25% of jansson's own load time.\n",
+};
 
 typedef struct buf {
   char *p;
@@ -256,7 +258,7 @@ static double jansson_load(const char *p, size_t n, int reps, int *ok) {
 
 int bench_json(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, bench_json_usage, "mb chunk text", 8, &a);
+  int rc = bench_parse(argc, argv, &json_cmd, "mb chunk text", 8, &a);
   if (rc >= 0) return rc;
   size_t mb = a.mb, chunk = a.chunk ? a.chunk : 65536;
   int reps = a.reps;

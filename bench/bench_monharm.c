@@ -72,13 +72,15 @@ static char *gen_nearloop(size_t size, int current) {
 
 /* ---------------- harmony ---------------- */
 
-static const char harmony_usage[] =
-    "usage: sluice bench harmony [--mb N] [--reps N] [--chunk N] [--json FILE]\n"
-    "\n"
-    "Feeds N MiB (default 16) of generated harmony output (messages of every\n"
-    "channel, stray '<|') at chunk sizes 4 and 65536 (--chunk N: that size only);\n"
-    "MB/s on the CPU and wall clocks, medians of --reps runs (default 5), with\n"
-    "the calibration loops (call per chunk, memchr for '<', memcpy).\n";
+static const opt_cmd harmony_cmd = {
+    .name = "bench harmony",
+    .synopsis = "[options]",
+    .intro =
+        "Feeds N MiB (default 16) of generated harmony output (messages of every\n"
+        "channel, stray '<|') at chunk sizes 4 and 65536 (--chunk N: that size only);\n"
+        "MB/s on the CPU and wall clocks, medians of --reps runs (default 5), with\n"
+        "the calibration loops (call per chunk, memchr for '<', memcpy).\n",
+};
 
 typedef struct filter_run {
   sluice_status (*make)(sluice_filter **f, const sluice_sink *sink, const void *opts,
@@ -111,7 +113,7 @@ static sluice_status make_monitor(sluice_filter **f, const sluice_sink *sink, co
 
 int bench_harmony(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, harmony_usage, "mb chunk", 16, &a);
+  int rc = bench_parse(argc, argv, &harmony_cmd, "mb chunk", 16, &a);
   if (rc >= 0) return rc;
   size_t size = a.mb << 20;
   char *text = gen_prose(size, 1);
@@ -144,26 +146,27 @@ int bench_harmony(int argc, char **argv) {
 
 /* ---------------- monitor ---------------- */
 
-static const char monitor_usage[] =
-    "usage: sluice bench monitor [--reps N] [--chunk N] [--text NAME] [--python]\n"
-    "                            [--quick] [--json FILE]\n"
-    "\n"
-    "Runs the monitor, one filter per response (creation included), on responses\n"
-    "of 16 KB, 32 KB, 128 KB, 1 MB, 8 MB and 64 MB (--quick: up to 1 MB) of\n"
-    "  prose     words with multi-byte text, no loops (every checkpoint runs the\n"
-    "            detector to its end);\n"
-    "  marker    a 10-character marker every 20 characters (DESIGN.md 2);\n"
-    "  nearloop  blocks repeated one time fewer than the profile's detector\n"
-    "            needs (a long block: 9 copies for seed, 19 for current);\n"
-    "for both profiles, in chunks of 65536 and 4 bytes (--chunk N: that size\n"
-    "only). Prints MB/s and ns per code point on the CPU clock (medians of --reps\n"
-    "runs, default 5; small responses are run many times per sample), the wall\n"
-    "clock, the verdict, and the peak memory per code point. Target: 100 MB/s.\n"
-    "\n"
-    "--python also runs bench/monitor_port.py, the literal Python port of the\n"
-    "original detector, on the 32 KB and 128 KB responses with the same\n"
-    "chunking, and prints the ratio of CPU times (target at 32 KB: 5x) and\n"
-    "whether the verdicts agree. SLUICE_MONITOR_PORT overrides the script's path.\n";
+static const opt_cmd monitor_cmd = {
+    .name = "bench monitor",
+    .synopsis = "[options]",
+    .intro =
+        "Runs the monitor, one filter per response (creation included), on responses\n"
+        "of 16 KB, 32 KB, 128 KB, 1 MB, 8 MB and 64 MB (--quick: up to 1 MB) of\n"
+        "  prose     words with multi-byte text, no loops (every checkpoint runs the\n"
+        "            detector to its end);\n"
+        "  marker    a 10-character marker every 20 characters (DESIGN.md 2);\n"
+        "  nearloop  blocks repeated one time fewer than the profile's detector\n"
+        "            needs (a long block: 9 copies for seed, 19 for current);\n"
+        "for both profiles, in chunks of 65536 and 4 bytes (--chunk N: that size\n"
+        "only). Prints MB/s and ns per code point on the CPU clock (medians of --reps\n"
+        "runs, default 5; small responses are run many times per sample), the wall\n"
+        "clock, the verdict, and the peak memory per code point. Target: 100 MB/s.\n"
+        "\n"
+        "--python also runs bench/monitor_port.py, the literal Python port of the\n"
+        "original detector, on the 32 KB and 128 KB responses with the same\n"
+        "chunking, and prints the ratio of CPU times (target at 32 KB: 5x) and\n"
+        "whether the verdicts agree. SLUICE_MONITOR_PORT overrides the script's path.\n",
+};
 
 /* A counting allocator, for the peak memory of a run. */
 typedef struct mem_count {
@@ -200,10 +203,6 @@ static void mc_free(void *ctx, void *p) {
   free(h);
 }
 
-#ifndef SLUICE_BENCH_DIR
-#define SLUICE_BENCH_DIR "bench"
-#endif
-
 typedef struct py_result {
   int ok;
   double cpu, wall;
@@ -221,8 +220,15 @@ static py_result run_python(const char *p, size_t n, size_t chunk, int current, 
   if (fd < 0) return res;
   int wr_ok = write(fd, p, n) == (ssize_t)n;
   close(fd);
+  char found[4096];
   const char *script = getenv("SLUICE_MONITOR_PORT");
-  if (!script) script = SLUICE_BENCH_DIR "/monitor_port.py";
+  if (!script) script = data_path(NULL, "bench/monitor_port.py", found, sizeof found);
+  if (!script) {
+    fprintf(stderr, "sluice bench monitor: bench/monitor_port.py is in the source tree only "
+                    "(not installed): set SLUICE_MONITOR_PORT\n");
+    unlink(path);
+    return res;
+  }
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "python3 '%s' --profile %s --chunk %zu --reps %d --inner %d '%s'",
            script, current ? "current" : "seed", chunk, reps, inner, path);
@@ -252,7 +258,7 @@ static py_result run_python(const char *p, size_t n, size_t chunk, int current, 
 
 int bench_monitor(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, monitor_usage, "chunk text python quick", 0, &a);
+  int rc = bench_parse(argc, argv, &monitor_cmd, "chunk text python quick", 0, &a);
   if (rc >= 0) return rc;
   static const size_t all_sizes[] = {16384, 32768, 131072, 1 << 20, 8 << 20, 64 << 20};
   size_t nsizes = a.quick ? 4 : 6, largest = all_sizes[nsizes - 1];

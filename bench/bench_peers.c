@@ -30,42 +30,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef SLUICE_PEERS_DIR
-#error "SLUICE_PEERS_DIR must name conformance/peers"
-#endif
-
-static const char peers_usage[] =
-    "usage: sluice bench peers [--mb N] [--reps N] [--chunk N] [--peer NAME] [--budget S]\n"
-    "                          [--quick] [--json FILE]\n"
-    "\n"
-    "Times the reference filters against their JavaScript peers (the pinned npm\n"
-    "packages in conformance/peers, scripts/install-peers) on generated input fed\n"
-    "a chunk at a time, as a network delivers it, at sizes that double, so that\n"
-    "t(2N)/t(N) shows how each scales (2.00: linear):\n"
-    "  think  the dense text of `sluice bench think`, 1, 2 and 4 MiB at chunks of\n"
-    "         4, 64 and 65536 bytes, against the AI SDK's extractReasoningMiddleware\n"
-    "         (wrapStream, a turn of the event loop per chunk);\n"
-    "  json   inputs of `sluice bench json` (valid, llm-messy: a repair every few\n"
-    "         bytes) and a valid document cut mid-string (truncated), 1, 2, 4 and\n"
-    "         8 MiB at 4096-byte chunks: the json filter, and the filter plus\n"
-    "         jansson's load of its value (the reference: the peers make a value),\n"
-    "         against jsonrepair, jsonrepair/stream (a turn per chunk), partial-json,\n"
-    "         best-effort-json-parser and the AI SDK's parsePartialJson;\n"
-    "  sse    N MiB (--mb, default 50) of the OpenAI events of `sluice bench sse`\n"
-    "         at 16 and 65536-byte chunks against eventsource-parser.\n"
-    "event-loop is not a peer: a turn of node's event loop per chunk and nothing\n"
-    "else, the floor under the peers driven a turn per chunk.\n"
-    "\n"
-    "Prints MB/s on the CPU clock (sluice: its thread's; node: process.cpuUsage of\n"
-    "the runner; medians of --reps runs, default 5), each CPU time as a multiple\n"
-    "of the reference's at that size, t(2N)/t(N), and whether the peer's output\n"
-    "is the reference's (\"same\": as many bytes and items). \"fails\": the peer\n"
-    "threw on that input. --budget S (default 20): a measurement whose first run\n"
-    "takes longer shows that run, and the peer's larger sizes of that input print\n"
-    "\"over budget\" (its timed runs also stop once together over S). --chunk N:\n"
-    "that chunk size only; --peer NAME: that peer only (exit 2 when it cannot run);\n"
-    "--quick: 16 KiB units and a 5 s budget, for a smoke run.\n"
-    "Without node or the packages it prints \"peers not installed\" and exits 0.\n";
+static const opt_cmd peers_cmd = {
+    .name = "bench peers",
+    .synopsis = "[options]",
+    .intro =
+        "Times the reference filters against their JavaScript peers (the pinned npm\n"
+        "packages in conformance/peers, scripts/install-peers) on generated input fed\n"
+        "a chunk at a time, as a network delivers it, at sizes that double, so that\n"
+        "t(2N)/t(N) shows how each scales (2.00: linear):\n"
+        "  think  the dense text of `sluice bench think`, 1, 2 and 4 MiB at chunks of\n"
+        "         4, 64 and 65536 bytes, against the AI SDK's extractReasoningMiddleware\n"
+        "         (wrapStream, a turn of the event loop per chunk);\n"
+        "  json   inputs of `sluice bench json` (valid, llm-messy: a repair every few\n"
+        "         bytes) and a valid document cut mid-string (truncated), 1, 2, 4 and\n"
+        "         8 MiB at 4096-byte chunks: the json filter, and the filter plus\n"
+        "         jansson's load of its value (the reference: the peers make a value),\n"
+        "         against jsonrepair, jsonrepair/stream (a turn per chunk),\n"
+        "         partial-json, best-effort-json-parser and the AI SDK's\n"
+        "         parsePartialJson;\n"
+        "  sse    N MiB (--mb, default 50) of the OpenAI events of `sluice bench sse`\n"
+        "         at 16 and 65536-byte chunks against eventsource-parser.\n"
+        "event-loop is not a peer: a turn of node's event loop per chunk and nothing\n"
+        "else, the floor under the peers driven a turn per chunk.\n"
+        "\n"
+        "Prints MB/s on the CPU clock (sluice: its thread's; node: process.cpuUsage of\n"
+        "the runner; medians of --reps runs, default 5), each CPU time as a multiple\n"
+        "of the reference's at that size, t(2N)/t(N), and whether the peer's output\n"
+        "is the reference's (\"same\": as many bytes and items). \"fails\": the peer\n"
+        "threw on that input. --budget S (default 20): a measurement whose first run\n"
+        "takes longer shows that run, and the peer's larger sizes of that input print\n"
+        "\"over budget\" (its timed runs also stop once together over S). --chunk N:\n"
+        "that chunk size only; --peer NAME: that peer only (exit 2 when it cannot run);\n"
+        "--quick: 16 KiB units and a 5 s budget, for a smoke run.\n"
+        "Without node or the packages it prints \"peers not installed\" and exits 0.\n",
+};
 
 /* The reference's CPU time is this thread's; the peer's is its process's.
  * A measurement that runs longer than this (or 15 budgets) is given up
@@ -191,10 +189,19 @@ static int on_path(const char *name) {
   }
 }
 
+/* conformance/peers: $SLUICE_PEERS, else the source tree's (a sluice run
+ * from its build folder; the peers are not installed). NULL when neither. */
+static const char *peers_dir(void) {
+  static char dir[4096];
+  const char *env = getenv("SLUICE_PEERS");
+  if (env && *env) return env;
+  return data_path(NULL, "conformance/peers", dir, sizeof dir);
+}
+
 static int installed(const char *package) {
   struct stat st;
   tbuf d = {0};
-  tbuf_xprintf(&d, "%s/node_modules/%s", SLUICE_PEERS_DIR, package);
+  tbuf_xprintf(&d, "%s/node_modules/%s", peers_dir(), package);
   int ok = stat(d.p, &st) == 0 && S_ISDIR(st.st_mode);
   tbuf_free(&d);
   return ok;
@@ -208,7 +215,7 @@ typedef struct runner {
 static int runner_start(runner *r, double timeout) {
   tbuf cmd = {0};
   tbuf_xadds(&cmd, "cd ");
-  sh_quote(&cmd, SLUICE_PEERS_DIR);
+  sh_quote(&cmd, peers_dir());
   tbuf_xadds(&cmd, " && exec node bench.mjs");
   /* its stderr is kept quiet (a table is being printed) but its last lines
    * are shown when it fails */
@@ -633,7 +640,7 @@ static int choose(plan *pl) {
     found |= pl->want[i];
   }
   if (found) return 0;
-  fprintf(stderr, "sluice bench peers: no peer \"%s\"; the peers:", pl->a->peer);
+  fprintf(stderr, "sluice bench peers: --peer: no peer \"%s\"; the peers:", pl->a->peer);
   for (size_t i = 0; i < NPEERS; i++) fprintf(stderr, " %s", peers[i].name);
   fputc('\n', stderr);
   return 2;
@@ -647,10 +654,15 @@ static int check_installed(const plan *pl) {
     fprintf(fp, "sluice bench peers: peers not installed: node is not on PATH\n");
     return pl->a->peer ? 2 : 0;
   }
+  if (!peers_dir()) {
+    fprintf(fp, "sluice bench peers: peers not installed: conformance/peers is in the source "
+                "tree only (set SLUICE_PEERS to a checkout's conformance/peers)\n");
+    return pl->a->peer ? 2 : 0;
+  }
   for (size_t i = 0; i < NPEERS; i++)
     if (pl->want[i] && peers[i].package && !installed(peers[i].package)) {
       fprintf(fp, "sluice bench peers: peers not installed: no %s in %s/node_modules "
-                  "(scripts/install-peers installs them)\n", peers[i].package, SLUICE_PEERS_DIR);
+                  "(scripts/install-peers installs them)\n", peers[i].package, peers_dir());
       return pl->a->peer ? 2 : 0;
     }
   return -1;
@@ -674,7 +686,7 @@ static size_t make_cases(bcase *cs, const bench_args *a) {
 
 int bench_peers(int argc, char **argv) {
   bench_args a;
-  int rc = bench_parse(argc, argv, peers_usage, "mb chunk peer quick budget", 50, &a);
+  int rc = bench_parse(argc, argv, &peers_cmd, "mb chunk peer quick budget", 50, &a);
   if (rc >= 0) return rc;
   plan pl = {&a, a.budget ? a.budget : a.quick ? 5 : 20, {0}};
   if ((rc = choose(&pl)) != 0) return rc;

@@ -1,14 +1,18 @@
 /*
  * bench_sse.c: `sluice bench sse` (the SSE parser alone) and `sluice bench
  * replay` (whole replays of generated OpenAI and Anthropic captures through
- * the sluice replay command, and its peak RSS). A benchmark, not a test:
+ * the path of the sluice replay command, replay_run, and the peak RSS of
+ * the command run as a child process). A benchmark, not a test:
  * it prints figures; only --rss-limit turns the memory figure into an exit
  * status (for the bounded-memory CTest).
  *
  * Speed is CPU time of this thread (medians of --reps runs), so other work
  * on the machine does not count.
  */
+#include "harness.h"
 #include "tools.h"
+
+#include "common/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,25 +23,63 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char sse_usage[] =
-    "usage: sluice bench sse [--mb N] [--reps N]\n"
-    "\n"
-    "Generates N MiB (default 64) of OpenAI chat completion events (SSE) and\n"
-    "parses them with the sse filter alone at 16-byte and 64 KiB chunks.\n"
-    "Prints MB/s (CPU time, the median of --reps runs, default 5).\n"
-    "Targets: 1 GB/s at 64 KiB chunks.\n";
+/* The options of bench sse and bench replay. */
+typedef struct sse_args {
+  size_t mb;
+  int reps;
+  int rss;           /* replay: the child's peak RSS too */
+  uint64_t rss_limit; /* replay: MB; 0: none */
+  const char *dir;   /* replay: where the captures are written */
+} sse_args;
 
-static const char replay_usage[] =
-    "usage: sluice bench replay [--mb N] [--reps N] [--rss] [--rss-limit MB] [--dir D]\n"
-    "\n"
-    "Writes an OpenAI and an Anthropic capture of N MiB each (default 64) into\n"
-    "D (default $TMPDIR or /tmp; removed afterwards) and replays each with\n"
-    "`sluice replay CAPTURE` (the recorded chunking, text output to /dev/null)\n"
-    "in this process: MB/s, CPU time, the median of --reps runs (default 5; 0:\n"
-    "none). --rss replays each once more as a child process writing OpenAI SSE\n"
-    "and prints its peak RSS; --rss-limit MB fails (exit 1) above MB.\n"
-    "Targets: 300 MB/s for the OpenAI replay; peak RSS under 32 MB at 1 GB\n"
-    "(--mb 1024 --rss).\n";
+static const opt sse_options[] = {
+    {"mb", 0, "N", OPT_SIZE, OPT_AT(sse_args, mb, size_t), .min = 1,
+     .help = "MiB of generated events (default 64)"},
+    {"reps", 0, "N", OPT_INT, OPT_AT(sse_args, reps, int), .max = 1000,
+     .help = "runs per figure; the median is printed (default 5)"},
+    {0}};
+
+static int rss_limit_arg(void *base, const char *v, char *why, size_t wl) {
+  sse_args *a = base;
+  if (parse_u64(v, &a->rss_limit)) {
+    snprintf(why, wl, "must be a whole number of MB, not \"%.60s\"", v);
+    return -1;
+  }
+  a->rss = 1;
+  return 0;
+}
+
+static const opt replay_options[] = {
+    {"rss", 0, NULL, OPT_FLAG, OPT_AT(sse_args, rss, int),
+     .help = "replay each once more as a child process writing OpenAI SSE, and print its "
+             "peak RSS"},
+    {"rss-limit", 0, "MB", OPT_CALL, 0, .fn = rss_limit_arg,
+     .help = "--rss, and fail (exit status 1) above MB"},
+    {"dir", 0, "D", OPT_STRING, OPT_AT(sse_args, dir, const char *),
+     .help = "where the captures are written (default $TMPDIR or /tmp; removed afterwards)"},
+    {0}};
+
+static const opt_cmd sse_cmd = {
+    .name = "bench sse",
+    .synopsis = "[options]",
+    .intro = "Generates N MiB (default 64) of OpenAI chat completion events (SSE) and\n"
+             "parses them with the sse filter alone at 16-byte and 64 KiB chunks.\n"
+             "Prints MB/s (CPU time, the median of --reps runs, default 5).\n"
+             "Targets: 1 GB/s at 64 KiB chunks.\n",
+    .tables = {sse_options},
+};
+
+static const opt_cmd replay_cmd = {
+    .name = "bench replay",
+    .synopsis = "[options]",
+    .intro = "Writes an OpenAI and an Anthropic capture of N MiB each (default 64) into\n"
+             "D and replays each as `sluice replay -q CAPTURE` does (the recorded\n"
+             "chunking, text output to /dev/null), in this process: MB/s, CPU time, the\n"
+             "median of --reps runs (default 5; 0: none).\n"
+             "Targets: 300 MB/s for the OpenAI replay; peak RSS under 32 MB at 1 GB\n"
+             "(--mb 1024 --rss).\n",
+    .tables = {sse_options, replay_options},
+};
 
 /* ---------------- generated streams ---------------- */
 
@@ -148,19 +190,6 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* --mb N and --reps N; the other options are the caller's (*i is moved
- * past a value it took). 1 if argv[*i] was one of these, -1 if bad. */
-static int size_option(int argc, char **argv, int *i, uint64_t *mb, int *reps) {
-  uint64_t v;
-  if (strcmp(argv[*i], "--mb") && strcmp(argv[*i], "--reps")) return 0;
-  if (*i + 1 >= argc || parse_u64(argv[*i + 1], &v) || (argv[*i][2] == 'm' ? !v : v > 1000))
-    return -1;
-  if (argv[*i][2] == 'm') *mb = v;
-  else *reps = (int)v;
-  (*i)++;
-  return 1;
-}
-
 int bench_sse_text(tbuf *out, uint64_t size) { return generate(0, size, put_tbuf, out); }
 
 /* ---------------- the parser alone ---------------- */
@@ -174,17 +203,12 @@ static int count_event(void *user, const sluice_event *ev) {
 }
 
 int bench_sse(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(sse_usage, stdout);
-    return 0;
-  }
-  uint64_t mb = 64;
-  int reps = 5;
-  for (int i = 2; i < argc; i++)
-    if (size_option(argc, argv, &i, &mb, &reps) != 1) {
-      fprintf(stderr, "sluice bench sse: bad argument \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
+  sse_args a = {64, 5, 0, 0, NULL};
+  void *bases[] = {&a};
+  int rc = bench_opt_parse(&sse_cmd, bases, argc, argv);
+  if (rc >= 0) return rc;
+  uint64_t mb = a.mb;
+  int reps = a.reps;
   if (reps < 1) reps = 1;
   tbuf text = {0};
   if (generate(0, mb << 20, put_tbuf, &text)) die("out of memory");
@@ -242,34 +266,18 @@ static long child_rss(const char *file) {
 }
 
 int bench_replay(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(replay_usage, stdout);
-    return 0;
-  }
-  uint64_t mb = 64, limit = 0;
-  int reps = 5, rss = 0;
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  for (int i = 2; i < argc; i++) {
-    int k = size_option(argc, argv, &i, &mb, &reps);
-    if (k == 1) continue;
-    if (k == 0 && strcmp(argv[i], "--rss") == 0) {
-      rss = 1;
-    } else if (k == 0 && strcmp(argv[i], "--rss-limit") == 0 && i + 1 < argc &&
-               parse_u64(argv[i + 1], &limit) == 0) {
-      rss = 1;
-      i++;
-    } else if (k == 0 && strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
-      dir = argv[++i];
-    } else {
-      fprintf(stderr, "sluice bench replay: bad argument \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
+  sse_args a = {64, 5, 0, 0, getenv("TMPDIR")};
+  if (!a.dir || !*a.dir) a.dir = "/tmp";
+  void *bases[] = {&a, &a};
+  int rc = bench_opt_parse(&replay_cmd, bases, argc, argv);
+  if (rc >= 0) return rc;
+  uint64_t mb = a.mb, limit = a.rss_limit;
+  int reps = a.reps, rss = a.rss;
+  const char *dir = a.dir;
   printf("replay of generated captures, %llu MiB each, CPU time, median of %d\n",
          (unsigned long long)mb, reps);
   printf("%10s %12s %14s %10s\n", "format", "MB/s", "peak RSS", "target");
-  int rc = 0;
+  rc = 0;
   for (int anthropic = 0; anthropic < 2; anthropic++) {
     tbuf path = {0};
     tbuf_xprintf(&path, "%s/sluice-bench-%s-XXXXXX", dir, anthropic ? "anthropic" : "openai");
@@ -289,10 +297,13 @@ int bench_replay(int argc, char **argv) {
       int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
       if (saved < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) die("cannot redirect stdout");
       close(null);
+      replay_opts ro; /* `sluice replay -q CAPTURE` */
+      replay_opts_init(&ro);
+      ro.path = path.p;
+      ro.quiet = 1;
       for (int r = 0; r < reps; r++) {
-        char *args[] = {"replay", "-q", path.p, NULL};
         double t0 = thread_cpu_seconds();
-        int k = cmd_replay(3, args);
+        int k = replay_run(&ro);
         t[r] = thread_cpu_seconds() - t0;
         if (k) rc = 1;
       }

@@ -13,6 +13,35 @@
 
 /* ---------------- options ---------------- */
 
+bench_cli_opts bench_cli;
+
+/* Every option a benchmark may take, each declared once; a benchmark names
+ * the ones it takes besides --reps and --json (bench_parse). */
+static const opt bench_options[] = {
+    {"mb", 0, "N", OPT_SIZE, OPT_AT(bench_args, mb, size_t), .min = 1,
+     .help = "MiB of generated input (default: see above)"},
+    {"reps", 0, "N", OPT_INT, OPT_AT(bench_args, reps, int), .min = 1,
+     .help = "runs per figure; the median is printed (default 5)"},
+    {"chunk", 0, "N", OPT_SIZE, OPT_AT(bench_args, chunk, size_t), .min = 1,
+     .help = "this chunk size only"},
+    {"mode", 0, "NAME", OPT_STRING, OPT_AT(bench_args, mode, const char *),
+     .help = "the think filter's mode: channel (default) or anchored"},
+    {"text", 0, "NAME", OPT_STRING, OPT_AT(bench_args, text, const char *),
+     .help = "only the generated input of this name"},
+    {"peer", 0, "NAME", OPT_STRING, OPT_AT(bench_args, peer, const char *),
+     .help = "only this peer (exit status 2 when it cannot run)"},
+    {"budget", 0, "S", OPT_INT, OPT_AT(bench_args, budget, int), .min = 1,
+     .help = "a measurement's time budget in seconds (default 20)"},
+    {"python", 0, NULL, OPT_FLAG, OPT_AT(bench_args, python, int),
+     .help = "also run the Python port, bench/monitor_port.py"},
+    {"quick", 0, NULL, OPT_FLAG, OPT_AT(bench_args, quick, int),
+     .help = "a smaller run, for a smoke test"},
+    {"json", 0, "FILE", OPT_STRING, OPT_AT(bench_args, json, const char *),
+     .help = "also write the figures as JSON to FILE (\"-\": standard output, the tables then "
+             "go to standard error)"},
+    {0}};
+
+/* Whether `allowed` ("mb chunk") names name. */
 static int takes(const char *allowed, const char *name) {
   size_t n = strlen(name);
   for (const char *p = allowed; p && *p;) {
@@ -24,49 +53,34 @@ static int takes(const char *allowed, const char *name) {
   return 0;
 }
 
-int bench_parse(int argc, char **argv, const char *usage, const char *allowed, size_t default_mb,
-                bench_args *a) {
+int bench_opt_parse(const opt_cmd *c, void *const *bases, int argc, char **argv) {
+  int rc = opt_parse(c, bases, argc, argv, NULL);
+  bench_cli.help = rc == 0;
+  return rc;
+}
+
+int bench_parse(int argc, char **argv, const opt_cmd *about, const char *allowed,
+                size_t default_mb, bench_args *a) {
   memset(a, 0, sizeof *a);
   a->reps = 5;
   a->mb = default_mb;
-  for (int i = 2; i < argc; i++) {
-    const char *o = argv[i];
-    if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
-      fputs(usage, stdout);
-      return 0;
-    }
-    const char *name = strncmp(o, "--", 2) == 0 ? o + 2 : "";
-    int flag = strcmp(name, "python") == 0 || strcmp(name, "quick") == 0;
-    int common = strcmp(name, "reps") == 0 || strcmp(name, "json") == 0;
-    if (!*name || (!common && !takes(allowed, name))) {
-      fprintf(stderr, "sluice bench %s: unknown option \"%s\" (see --help)\n", argv[1], o);
-      return 2;
-    }
-    if (flag) {
-      if (name[0] == 'p') a->python = 1;
-      else a->quick = 1;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      fprintf(stderr, "sluice bench %s: %s needs a value\n", argv[1], o);
-      return 2;
-    }
-    const char *v = argv[++i];
-    char *end;
-    long num = strtol(v, &end, 10);
-    int is_num = *v && *end == '\0' && num > 0;
-    if (strcmp(name, "mode") == 0) a->mode = v;
-    else if (strcmp(name, "text") == 0) a->text = v;
-    else if (strcmp(name, "json") == 0) a->json = v;
-    else if (strcmp(name, "peer") == 0) a->peer = v;
-    else if (!is_num) {
-      fprintf(stderr, "sluice bench %s: %s must be a positive integer\n", argv[1], o);
-      return 2;
-    } else if (strcmp(name, "reps") == 0) a->reps = (int)num;
-    else if (strcmp(name, "mb") == 0) a->mb = (size_t)num;
-    else if (strcmp(name, "budget") == 0) a->budget = (int)num;
-    else a->chunk = (size_t)num;
+  /* the benchmark's own table: the options it takes, in bench_options' order */
+  opt table[sizeof bench_options / sizeof bench_options[0]];
+  size_t n = 0;
+  for (const opt *o = bench_options; o->kind != OPT_END; o++)
+    if (strcmp(o->name, "reps") == 0 || strcmp(o->name, "json") == 0 || takes(allowed, o->name))
+      table[n++] = *o;
+  memset(&table[n], 0, sizeof table[n]);
+  opt_cmd c = *about;
+  c.tables[0] = table;
+  void *bases[] = {a};
+  int rc = bench_opt_parse(&c, bases, argc, argv);
+  if (rc >= 0) return rc;
+  if (a->json) {
+    bench_cli.json = a->json;
+    bench_out = strcmp(a->json, "-") == 0 ? stderr : stdout;
   }
+  bench_cli.reps = a->reps;
   return -1;
 }
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "opt.h"
 #include "sluice.h"
 
 /* ---------------- options every benchmark takes ---------------- */
@@ -39,12 +40,24 @@ typedef struct bench_args {
   int quick;          /* --quick: fewer sizes, for a smoke run */
 } bench_args;
 
-/* Parses argv[2..] (argv[1] is the benchmark's name). Returns -1 to go on,
- * else the exit code (0 after --help, which printed `usage`; 2 on a bad
- * option). `allowed` lists the options the benchmark takes besides --reps,
- * --json and --help, e.g. "mb chunk mode text". */
-int bench_parse(int argc, char **argv, const char *usage, const char *allowed, size_t default_mb,
-                bench_args *a);
+/* Parses argv[1..argc) (argv[0] is the benchmark's name) with the options
+ * `allowed` names ("mb chunk mode text"; --reps and --json always) and the
+ * help of `about` (name, synopsis, intro). Returns -1 to go on, else the
+ * exit status (0 after --help, 2 after a usage error). */
+int bench_parse(int argc, char **argv, const opt_cmd *about, const char *allowed,
+                size_t default_mb, bench_args *a);
+/* opt_parse for a benchmark with tables of its own, noting --help. */
+int bench_opt_parse(const opt_cmd *c, void *const *bases, int argc, char **argv);
+
+/* What the options of the benchmarks that ran ask of `sluice bench` itself:
+ * the --json report and the --reps it states; help: --help was shown, so
+ * no targets and no report. */
+typedef struct bench_cli_opts {
+  const char *json;
+  int reps;
+  int help;
+} bench_cli_opts;
+extern bench_cli_opts bench_cli;
 
 /* ---------------- clocks and medians ---------------- */
 double bench_cpu_now(void);  /* this thread's CPU time, seconds */

@@ -6,7 +6,11 @@
 #   filters links without jansson, through CMake and through pkg-config;
 # - the kit (filters by name from JSON) links and works, shared and static;
 # - pkg-config finds the moved prefix (${pcfiledir}), and the moved sluice
-#   command finds the suites installed beside it.
+#   command finds the suites installed beside it;
+# - the installed command names no folder of this machine: neither the
+#   source tree nor the build folder is compiled into it (its debug
+#   information aside: a stripped copy is read when STRIP is given), and
+#   the build's sluice-build-paths is not installed.
 set(root ${BUILD}/install-check)
 set(first ${root}/first)
 set(prefix ${root}/moved)
@@ -85,4 +89,20 @@ file(WRITE ${extra}/only_here.json
 execute_process(COMMAND env -u SLUICE_SUITES ${prefix}/bin/sluice conform --quiet --suite zz_install_check
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 check("the moved sluice did not find its suites:\n${out}" rc EQUAL 0 AND out MATCHES "1 passed, 0 failed")
-message("install check: relocated install, libc-only core, kit, CMake package, pkg-config and suites all work")
+# No build-machine path in the installed command: its strings are read as
+# `strings` would (runs of 4 or more printable bytes).
+set(exe ${prefix}/bin/sluice)
+if(STRIP)
+  configure_file(${prefix}/bin/sluice ${root}/sluice-stripped COPYONLY)
+  execute_process(COMMAND ${STRIP} ${root}/sluice-stripped RESULT_VARIABLE rc)
+  check("${STRIP} failed on a copy of the installed sluice" rc EQUAL 0)
+  set(exe ${root}/sluice-stripped)
+endif()
+foreach(dir ${SRC} ${BUILD})
+  string(REGEX REPLACE "([][+.*()^$?|\\{}])" "\\\\\\1" pattern "${dir}")
+  file(STRINGS ${exe} found REGEX "${pattern}")
+  check("the installed sluice names ${dir}: ${found}" NOT found)
+endforeach()
+check("sluice-build-paths is installed" NOT EXISTS ${prefix}/bin/sluice-build-paths)
+
+message("install check: relocated install, libc-only core, kit, CMake package, pkg-config and suites all work; no build path in the installed sluice")

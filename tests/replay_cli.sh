@@ -74,8 +74,8 @@ fi
 # Files that are not there, a line over the cap, bad options, --check on a
 # pipe, and a write error.
 expect missing_file 1 "nope\\.sse: No such file" "$sluice" replay "$dir/nope.sse"
-expect bad_rechunk 2 "--rechunk must be" "$sluice" replay --rechunk sideways "$dir/truncated.sse"
-expect bad_output 2 "--output must be" "$sluice" replay --output xml "$dir/truncated.sse"
+expect bad_rechunk 2 "--rechunk: must be" "$sluice" replay --rechunk sideways "$dir/truncated.sse"
+expect bad_output 2 "--output: must be" "$sluice" replay --output xml "$dir/truncated.sse"
 expect bad_filter 2 "the pipeline: .*not a text filter" "$sluice" replay --filter json "$dir/truncated.sse"
 expect bad_pipeline_file 2 "nope\\.json" "$sluice" replay --pipeline "$dir/nope.json" "$dir/truncated.sse"
 expect check_needs_file 2 "needs a regular file" sh -c "cat '$dir/truncated.sse' | '$sluice' replay --check -"

@@ -16,21 +16,6 @@
 
 #include "common/http.h"
 
-static const char capture_usage[] =
-    "usage: sluice capture import FILE... --out DIR\n"
-    "\n"
-    "Turns recordings made with other tools into sluice captures:\n"
-    "  *.yaml, *.yml   VCR cassettes (vcrpy, pytest-recording): one capture per\n"
-    "                  interaction whose answer streams (text/event-stream or\n"
-    "                  application/x-ndjson); gzip-encoded bodies are decoded\n"
-    "  *.har           HAR files from browser devtools: one capture per entry that\n"
-    "                  streams\n"
-    "  *.chunks.txt    AI SDK fixtures (one provider chunk per line): checked line by\n"
-    "                  line and written as .chunks.jsonl\n"
-    "Captures are written as DIR/NAME-N.capture.jsonl (N: the interaction or entry,\n"
-    "from 1), secrets scrubbed, without recorded times (`sluice serve` then paces\n"
-    "them with --ttft and --gap). Each file written is printed.\n";
-
 /* ---------------- what every importer produces ---------------- */
 
 typedef struct exchange_in {
@@ -430,51 +415,81 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+typedef struct capture_args {
+  const char *out;
+} capture_args;
+
+static const opt capture_options[] = {
+    {"out", 0, "DIR", OPT_STRING, OPT_AT(capture_args, out, const char *),
+     .help = "where the captures are written (required; created if missing)"},
+    {0}};
+
+static const opt_cmd capture_cmd = {
+    .name = "capture import",
+    .synopsis = "FILE... --out DIR",
+    .intro =
+        "Turns recordings made with other tools into sluice captures:\n"
+        "  *.yaml, *.yml   VCR cassettes (vcrpy, pytest-recording): one capture per\n"
+        "                  interaction whose answer streams (text/event-stream or\n"
+        "                  application/x-ndjson); gzip-encoded bodies are decoded\n"
+        "  *.har           HAR files from browser devtools: one capture per entry that\n"
+        "                  streams\n"
+        "  *.chunks.txt    AI SDK fixtures (one provider chunk per line): checked line\n"
+        "                  by line and written as .chunks.jsonl\n"
+        "Captures are written as DIR/NAME-N.capture.jsonl (N: the interaction or entry,\n"
+        "from 1), secrets scrubbed, without recorded times (`sluice serve` then paces\n"
+        "them with --ttft and --gap). Each file written is printed.\n",
+    .tables = {capture_options},
+    .operands = "FILE...",
+    .min_operands = 1,
+};
+
+/* One recording, by its name. 0, or -1 after a message. */
+static int import_file(const char *f, const char *out) {
+  const char *slash = strrchr(f, '/');
+  char *base = xstrdup(slash ? slash + 1 : f);
+  char *dot = strchr(base, '.');
+  if (dot && dot != base) *dot = '\0';
+  int r;
+  if (ends_with(f, ".yaml") || ends_with(f, ".yml")) r = import_cassette(f, out, base);
+  else if (ends_with(f, ".har")) r = import_har(f, out, base);
+  else if (ends_with(f, ".chunks.txt")) r = import_chunks(f, out, base);
+  else {
+    fprintf(stderr, "sluice capture: %s: not a cassette (.yaml), a HAR file (.har) or AI SDK "
+                    "chunks (.chunks.txt)\n", f);
+    r = -1;
+  }
+  free(base);
+  return r;
+}
+
 int cmd_capture(int argc, char **argv) {
-  if (wants_help(argc, argv) || argc < 2 || strcmp(argv[1], "import") != 0) {
-    fputs(capture_usage, argc < 2 || wants_help(argc, argv) ? stdout : stderr);
-    return wants_help(argc, argv) ? 0 : 2;
-  }
-  const char *out = NULL;
-  const char **files = xcalloc((size_t)argc, sizeof *files);
-  size_t nfiles = 0;
-  for (int i = 2; i < argc; i++) {
-    if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-    else if (argv[i][0] == '-') {
-      fprintf(stderr, "sluice capture: unknown option \"%s\" (see --help)\n", argv[i]);
-      free(files);
-      return 2;
-    } else files[nfiles++] = argv[i];
-  }
-  if (!out || !nfiles) {
-    fprintf(stderr, "sluice capture: give FILE... and --out DIR (see --help)\n");
-    free(files);
+  /* one subcommand, import: "sluice capture --help" is its help */
+  int help = argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+  if (argc < 2 || (!help && strcmp(argv[1], "import") != 0)) {
+    fprintf(stderr, "sluice capture: %s%s%s (see sluice capture --help)\n",
+            argc < 2 ? "needs a subcommand: import" : "unknown subcommand \"",
+            argc < 2 ? "" : argv[1], argc < 2 ? "" : "\"; the only one is import");
     return 2;
   }
-  if (mkdir(out, 0777) && errno != EEXIST) {
-    fprintf(stderr, "sluice capture: cannot create %s: %s\n", out, strerror(errno));
-    free(files);
-    return 2;
+  capture_args a = {NULL};
+  strlist files = {0};
+  void *bases[] = {&a};
+  int rc = help ? opt_parse(&capture_cmd, bases, argc, argv, &files)
+                : opt_parse(&capture_cmd, bases, argc - 1, argv + 1, &files);
+  if (rc < 0 && !a.out) rc = opt_error(&capture_cmd, NULL, "needs --out DIR (see --help)");
+  if (rc < 0 && mkdir(a.out, 0777) && errno != EEXIST) {
+    fprintf(stderr, "sluice capture: cannot create %s: %s\n", a.out, strerror(errno));
+    rc = 2;
   }
-  int rc = 0;
-  for (size_t i = 0; i < nfiles; i++) {
-    const char *f = files[i], *slash = strrchr(f, '/');
-    char *base = xstrdup(slash ? slash + 1 : f);
-    char *dot = strchr(base, '.');
-    if (dot && dot != base) *dot = '\0';
-    int r;
-    if (ends_with(f, ".yaml") || ends_with(f, ".yml")) r = import_cassette(f, out, base);
-    else if (ends_with(f, ".har")) r = import_har(f, out, base);
-    else if (ends_with(f, ".chunks.txt")) r = import_chunks(f, out, base);
-    else {
-      fprintf(stderr, "sluice capture: %s: not a cassette (.yaml), a HAR file (.har) or AI SDK "
-                      "chunks (.chunks.txt)\n", f);
-      r = -1;
-    }
-    if (r) rc = 1;
-    free(base);
+  if (rc >= 0) {
+    strlist_free(&files);
+    return rc;
   }
-  free(files);
+  rc = 0;
+  for (size_t i = 0; i < files.n; i++)
+    if (import_file(files.v[i], a.out)) rc = 1;
+  strlist_free(&files);
   if (fflush_checked("capture", stdout)) rc = 1;
   return rc;
 }

@@ -1,12 +1,10 @@
 /*
- * cleancmd.c: `sluice clean --config FILE [--stream]`: the response cleaner
+ * cmd_clean.c: `sluice clean --config FILE [--stream]`: the response cleaner
  * on standard input. The config file is the filter's protocol options,
  * {"endpoint": {...}, "node": {...}, "globals": {...}}, with the proxy's own
  * keys. Only the cleaned text (the TEXT channel) is written.
  */
 #include "tools.h"
-
-#include "../lib/src/kit/kit_private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,47 +12,83 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char clean_usage[] =
-    "usage: sluice clean --config FILE [--stream]\n"
-    "\n"
-    "Reads an LLM response on standard input and writes it cleaned by the\n"
-    "response cleaner pipeline (think removal, prefixes, trim) to standard output.\n"
-    "\n"
-    "  --config FILE   JSON options: {\"endpoint\": {...}, \"node\": {...},\n"
-    "                  \"globals\": {...}} (see conformance/suites/clean/README.md)\n"
-    "  --stream        feed standard input as it arrives, writing text as soon as\n"
-    "                  the filter releases it (default: read it whole first)\n"
-    "  --strict        refuse settings the cleaner does not use (by default they\n"
-    "                  are reported on stderr and ignored, so a proxy's endpoint\n"
-    "                  or node file can be pasted in whole)\n";
+typedef struct clean_args {
+  const char *config;
+  int stream, strict;
+} clean_args;
 
-/* Drops the keys of the proxy's sections that are not cleaning settings
- * (a proxy's endpoint file also holds its URL, context size and so on),
- * reporting each one. Returns the options text to use (malloc'd), or NULL
- * when the config is not a JSON object (the filter then reports it). */
-static char *drop_foreign_keys(const tbytes *cfg, const char *path) {
+static const opt clean_options[] = {
+    {"config", 0, "FILE", OPT_STRING, OPT_AT(clean_args, config, const char *),
+     .help = "JSON options: {\"endpoint\": {...}, \"node\": {...}, \"globals\": {...}} (see "
+             "conformance/suites/clean/README.md); required"},
+    {"stream", 0, NULL, OPT_FLAG, OPT_AT(clean_args, stream, int),
+     .help = "feed standard input as it arrives, writing text as soon as the filter releases "
+             "it (default: read it whole first)"},
+    {"strict", 0, NULL, OPT_FLAG, OPT_AT(clean_args, strict, int),
+     .help = "refuse settings the cleaner does not use (by default they are reported on "
+             "stderr and ignored, so a proxy's endpoint or node file can be pasted in whole)"},
+    {0}};
+
+static const opt_cmd clean_cmd = {
+    .name = "clean",
+    .synopsis = "--config FILE [--stream] [--strict]",
+    .intro = "Reads an LLM response on standard input and writes it cleaned by the\n"
+             "response cleaner pipeline (think removal, prefixes, trim) to standard output.\n",
+    .tables = {clean_options},
+};
+
+/* The section and the key an "unknown option" error of the clean filter
+ * names, when it is one of a proxy's sections (endpoint, node, globals):
+ * the kit says `unknown option "KEY" for filter clean (in "SECTION")`.
+ * 1 when found, with both copied out. */
+static int foreign_key(const char *msg, char *section, size_t sl, char *key, size_t kl) {
+  static const char head[] = "unknown option \"", mid[] = "\" for filter clean (in \"";
+  static const char *const sections[] = {"endpoint", "node", "globals"};
+  const char *k = msg, *m = strstr(msg, mid);
+  if (strncmp(msg, head, sizeof head - 1) != 0 || !m) return 0;
+  k += sizeof head - 1;
+  const char *sec = m + sizeof mid - 1, *end = strchr(sec, '"');
+  if (!end || strcmp(end, "\")") != 0 || (size_t)(m - k) >= kl) return 0;
+  for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
+    if (strlen(sections[i]) == (size_t)(end - sec) && strncmp(sec, sections[i], (size_t)(end - sec)) == 0) {
+      snprintf(section, sl, "%s", sections[i]);
+      snprintf(key, kl, "%.*s", (int)(m - k), k);
+      return 1;
+    }
+  return 0;
+}
+
+/* The filter, made from the config with the keys of the proxy's sections
+ * that are not cleaning settings dropped (a proxy's endpoint file also
+ * holds its URL, context size and so on), each one reported. The filter
+ * itself judges what a cleaning setting is: each unknown key it names is
+ * dropped and the filter made again, so the command keeps no second list
+ * of the settings to drift from the library's. A config that is not a
+ * JSON object goes to the filter as it is, to be reported. */
+static sluice_status clean_new_lenient(sluice_filter **f, const tbytes *cfg, const char *path,
+                                       const sluice_sink *sink, sluice_error *err) {
   json_t *o = json_loadb(cfg->p, cfg->n, JSON_ALLOW_NUL, NULL);
   if (!json_is_object(o)) {
     json_decref(o);
-    return NULL;
+    return sluice_filter_new_json(f, "clean", cfg->p, cfg->n, sink, NULL, err);
   }
-  static const char *const sections[] = {"endpoint", "node", "globals"};
-  for (int i = 0; i < 3; i++) {
-    json_t *sec = json_object_get(o, sections[i]);
-    if (!json_is_object(sec)) continue;
-    const char *key;
-    json_t *v, *tmp;
-    json_object_foreach_safe(sec, tmp, key, v) {
-      if (sluicep_clean_known_key(sections[i], key) == 0) {
-        fprintf(stderr, "sluice clean: %s: ignoring %s.%s (not a cleaning setting)\n", path,
-                sections[i], key);
-        json_object_del(sec, key);
-      }
+  for (;;) {
+    char *text = json_dumps(o, JSON_COMPACT);
+    if (!text) die("out of memory");
+    sluice_status st = sluice_filter_new_json(f, "clean", text, strlen(text), sink, NULL, err);
+    free(text);
+    char section[16], key[160];
+    json_t *sec = NULL;
+    if (st == SLUICE_BAD_OPTION && foreign_key(err->message, section, sizeof section, key, sizeof key))
+      sec = json_object_get(o, section);
+    if (!sec || !json_object_get(sec, key)) {
+      json_decref(o);
+      return st;
     }
+    fprintf(stderr, "sluice clean: %s: ignoring %s.%s (not a cleaning setting)\n", path, section,
+            key);
+    json_object_del(sec, key);
   }
-  char *s = json_dumps(o, JSON_COMPACT);
-  json_decref(o);
-  return s;
 }
 
 static int write_text(void *user, sluice_channel ch, const char *p, size_t n) {
@@ -64,36 +98,14 @@ static int write_text(void *user, sluice_channel ch, const char *p, size_t n) {
   return 0;
 }
 
-int cmd_clean(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(clean_usage, stdout);
-    return 0;
-  }
-  const char *config = NULL;
-  int stream = 0, strict = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-      config = argv[++i];
-    } else if (strcmp(argv[i], "--stream") == 0) {
-      stream = 1;
-    } else if (strcmp(argv[i], "--strict") == 0) {
-      strict = 1;
-    } else {
-      fprintf(stderr, "sluice clean: unknown argument \"%s\"\n\n%s", argv[i], clean_usage);
-      return 2;
-    }
-  }
-  if (!config) {
-    fprintf(stderr, "sluice clean: --config FILE is required\n\n%s", clean_usage);
-    return 2;
-  }
+/* The config file's text. 0, or 2 after a message. */
+static int read_config(const char *config, tbytes *opts) {
   FILE *cf = fopen(config, "rb");
   if (!cf) {
     fprintf(stderr, "sluice clean: cannot open %s: %s\n", config, strerror(errno));
     return 2;
   }
-  tbytes opts;
-  int read_rc = read_all(cf, &opts, 16 << 20);
+  int read_rc = read_all(cf, opts, 16 << 20);
   int read_errno = errno;
   fclose(cf);
   if (read_rc) {
@@ -101,23 +113,30 @@ int cmd_clean(int argc, char **argv) {
             read_errno == EFBIG ? "larger than 16 MiB" : strerror(read_errno));
     return 2;
   }
+  return 0;
+}
+
+int cmd_clean(int argc, char **argv) {
+  clean_args a = {NULL, 0, 0};
+  void *bases[] = {&a};
+  int rc = opt_parse(&clean_cmd, bases, argc, argv, NULL);
+  if (rc >= 0) return rc;
+  if (!a.config) return opt_error(&clean_cmd, NULL, "needs --config FILE (see --help)");
+  tbytes opts;
+  if (read_config(a.config, &opts)) return 2;
   sluice_sink sink = {write_text, NULL, stdout};
   sluice_filter *f = NULL;
   sluice_error err;
-  char *lenient = strict ? NULL : drop_foreign_keys(&opts, config);
-  sluice_status st = lenient ? sluice_filter_new_json(&f, "clean", lenient, strlen(lenient), &sink,
-                                                      NULL, &err)
-                             : sluice_filter_new_json(&f, "clean", opts.p, opts.n, &sink, NULL,
-                                                      &err);
-  free(lenient);
+  sluice_status st = a.strict ? sluice_filter_new_json(&f, "clean", opts.p, opts.n, &sink, NULL, &err)
+                              : clean_new_lenient(&f, &opts, a.config, &sink, &err);
   free(opts.p);
   if (st != SLUICE_OK) {
-    fprintf(stderr, "sluice clean: %s: %s\n", config, err.message);
+    fprintf(stderr, "sluice clean: %s: %s\n", a.config, err.message);
     return 2;
   }
   /* The output is the same either way (split invariance); --stream only
    * shows each block's text as soon as it is released. */
-  int rc = feed_fd(f, STDIN_FILENO, stream, "clean", &st);
+  rc = feed_fd(f, STDIN_FILENO, a.stream, "clean", &st);
   if (rc == 0) rc = filter_exit_status(f, st, "clean");
   else rc = 1;
   sluice_free(f);

@@ -19,38 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char conform_usage[] =
-    "usage: sluice conform [options]\n"
-    "\n"
-    "Runs the golden conformance suites in every split mode against the reference\n"
-    "library, or against COMMAND (--impl), which serves the filter protocol on\n"
-    "stdin and stdout (conformance/FORMAT.md). Prints a line per case, a table per\n"
-    "filter and split mode, and a closing line \"N passed, N failed\". Exit status:\n"
-    "0 all passed, 1 a case failed (or the deadline passed), 2 a usage, suite or\n"
-    "setup error (the implementation cannot start, or dies or stays silent before\n"
-    "its first answer).\n"
-    "\n"
-    "%s"
-    "Known failures:\n"
-    "  --skip FILE         lines \"CASE-ID reason\" (# comments); such a case counts\n"
-    "                      as skipped, and one that passes is reported\n"
-    "Implementation:\n"
-    "  --impl COMMAND      the command to check (run with sh -c, in its own process\n"
-    "                      group; its stderr is passed through, capped)\n"
-    "  --latency POLICY    fail (default), warn or off: what a latency failure does\n"
-    "                      (the streaming modes compare, after every feed, what was\n"
-    "                      released with what the reference releases)\n"
-    "Output:\n"
-    "  --format FMT        text (default), tap, junit (XML; the table and closing\n"
-    "                      line go to stderr) or json (a JSON line per case and split\n"
-    "                      mode, with timings; the table goes to stderr)\n"
-    "  -q, --quiet         print only failures, skips and the tables\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "Split modes: whole, single-cut, pair-cuts, byte-at-a-time, empty-chunks,\n"
-    "random, exhaustive, recorded (a case's own \"chunks\"), stream-bytes and\n"
-    "stream-random (streaming sessions: latency checked after every feed).\n";
-
 enum fmt { F_TEXT, F_TAP, F_JUNIT, F_JSON };
 
 typedef struct conf {
@@ -60,6 +28,54 @@ typedef struct conf {
   int format, quiet, jobs;
   idnotes skips;
 } conf;
+
+/* ---------------- options ---------------- */
+
+static int skip_arg(void *base, const char *path, char *why, size_t wl) {
+  (void)why, (void)wl; /* idnotes_load names the file and the line */
+  return idnotes_load(&((conf *)base)->skips, "conform", path);
+}
+
+static const char *const formats[] = {"text", "tap", "junit", "json", NULL}; /* enum fmt */
+static const char *const latencies[] = {"off", "warn", "fail", NULL}; /* enum latency_policy */
+
+static const opt conform_options[] = {
+    {.kind = OPT_SECTION, .help = "Known failures"},
+    {"skip", 0, "FILE", OPT_CALL, 0, .fn = skip_arg,
+     .help = "lines \"CASE-ID reason\" (# comments); such a case counts as skipped, and one "
+             "that passes is reported"},
+    {.kind = OPT_SECTION, .help = "Implementation"},
+    {"impl", 0, "COMMAND", OPT_STRING, OPT_AT(conf, impl, const char *),
+     .help = "the command to check (run with sh -c, in its own process group; its stderr is "
+             "passed through, capped)"},
+    {"latency", 0, "POLICY", OPT_CHOICE, OPT_AT(conf, ra.co.latency, int), .choices = latencies,
+     .help = "fail (default), warn or off: what a latency failure does (the streaming modes "
+             "compare, after every feed, what was released with what the reference releases)"},
+    {.kind = OPT_SECTION, .help = "Output"},
+    {"format", 0, "FMT", OPT_CHOICE, OPT_AT(conf, format, int), .choices = formats,
+     .help = "text (default), tap, junit (XML; the table and closing line go to stderr) or "
+             "json (a JSON line per case and split mode, with timings; the table goes to "
+             "stderr)"},
+    {"quiet", 'q', NULL, OPT_FLAG, OPT_AT(conf, quiet, int),
+     .help = "print only failures, skips and the tables"},
+    {0}};
+
+static const opt_cmd conform_cmd = {
+    .name = "conform",
+    .synopsis = "[options]",
+    .intro =
+        "Runs the golden conformance suites in every split mode against the reference\n"
+        "library, or against COMMAND (--impl), which serves the filter protocol on\n"
+        "stdin and stdout (conformance/FORMAT.md). Prints a line per case, a table per\n"
+        "filter and split mode, and a closing line \"N passed, N failed\". Exit status:\n"
+        "0 all passed, 1 a case failed (or the deadline passed), 2 a usage, suite or\n"
+        "setup error (the implementation cannot start, or dies or stays silent before\n"
+        "its first answer).\n",
+    .outro = "Split modes: whole, single-cut, pair-cuts, byte-at-a-time, empty-chunks,\n"
+             "random, exhaustive, recorded (a case's own \"chunks\"), stream-bytes and\n"
+             "stream-random (streaming sessions: latency checked after every feed).\n",
+    .tables = {runargs_options, conform_options},
+};
 
 typedef struct shared {
   const conf *cf;
@@ -315,161 +331,147 @@ static void print_tables(FILE *tf, const conf *cf, const caselist *cl, const cas
   }
 }
 
-/* ---------------- arguments ---------------- */
-
-static int parse_args(conf *cf, int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    int common = runargs_parse(&cf->ra, argc, argv, &i);
-    if (common < 0) return -1;
-    if (common) continue;
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-      cf->quiet = 1;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "sluice conform: unknown or incomplete option \"%s\" (see --help)\n", a);
-      return -1;
-    }
-    i++;
-    if (strcmp(a, "--impl") == 0) {
-      cf->impl = v;
-    } else if (strcmp(a, "--skip") == 0) {
-      if (idnotes_load(&cf->skips, "conform", v)) return -1;
-    } else if (strcmp(a, "--format") == 0) {
-      if (strcmp(v, "text") == 0) cf->format = F_TEXT;
-      else if (strcmp(v, "tap") == 0) cf->format = F_TAP;
-      else if (strcmp(v, "junit") == 0) cf->format = F_JUNIT;
-      else if (strcmp(v, "json") == 0) cf->format = F_JSON;
-      else {
-        fprintf(stderr, "sluice conform: --format must be text, tap, junit or json\n");
-        return -1;
-      }
-    } else if (strcmp(a, "--latency") == 0) {
-      if (strcmp(v, "fail") == 0) cf->ra.co.latency = LAT_FAIL;
-      else if (strcmp(v, "warn") == 0) cf->ra.co.latency = LAT_WARN;
-      else if (strcmp(v, "off") == 0) cf->ra.co.latency = LAT_OFF;
-      else {
-        fprintf(stderr, "sluice conform: --latency must be fail, warn or off\n");
-        return -1;
-      }
-    } else {
-      fprintf(stderr, "sluice conform: unknown option \"%s\" (see --help)\n", a);
-      return -1;
-    }
-  }
-  return 0;
-}
+/* ---------------- the run ---------------- */
 
 static void free_conf(conf *cf) {
   idnotes_free(&cf->skips);
   runargs_free(&cf->ra);
 }
 
-int cmd_conform(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    printf(conform_usage, runargs_usage);
-    return 0;
-  }
-  conf cf;
-  memset(&cf, 0, sizeof cf);
-  runargs_init(&cf.ra, "conform", argc);
-  caselist cl = {0};
-  if (parse_args(&cf, argc, argv) || runargs_finish(&cf.ra, &cl, SLUICE_SUITES_DIR)) {
-    free_conf(&cf);
-    caselist_free(&cl);
-    return 2;
-  }
-  cf.co = cf.ra.co;
-  cf.jobs = cf.ra.jobs;
-  if ((size_t)cf.jobs > cl.n) cf.jobs = (int)cl.n;
-  signal(SIGPIPE, SIG_IGN);
-  json_object_seed(1); /* before any thread builds an object */
+/* The options, then the cases. -1 to go on, else the exit status. */
+static int setup(conf *cf, caselist *cl, int argc, char **argv) {
+  memset(cf, 0, sizeof *cf);
+  runargs_init(&cf->ra, "conform", argc);
+  void *bases[] = {&cf->ra, cf};
+  int rc = opt_parse(&conform_cmd, bases, argc, argv, NULL);
+  if (rc < 0 && runargs_finish(&cf->ra, cl)) rc = 2;
+  if (rc >= 0) return rc;
+  cf->co = cf->ra.co;
+  cf->jobs = cf->ra.jobs;
+  if ((size_t)cf->jobs > cl->n) cf->jobs = (int)cl->n;
+  return -1;
+}
 
-  shared sh;
-  memset(&sh, 0, sizeof sh);
-  sh.cf = &cf;
-  sh.cl = &cl;
-  sh.res = xcalloc(cl.n, sizeof *sh.res);
-  sh.done = xcalloc(cl.n, sizeof *sh.done);
-  pthread_mutex_init(&sh.mu, NULL);
-  pthread_cond_init(&sh.cv, NULL);
-  sh.targets = xcalloc((size_t)cf.jobs, sizeof *sh.targets);
-  for (int j = 0; j < cf.jobs; j++) target_init(&sh.targets[j], cf.impl, &cf.ra.io);
-  double t0 = now_seconds();
-  FILE *out = stdout;
-  if (cf.format == F_TAP) fprintf(out, "TAP version 13\n");
-  pthread_t *th = xcalloc((size_t)cf.jobs, sizeof *th);
-  void *(*args)[2] = xcalloc((size_t)cf.jobs, sizeof *args);
-  for (int j = 0; j < cf.jobs; j++) {
-    args[j][0] = &sh;
-    args[j][1] = &sh.targets[j];
+/* The workers, each with its own implementation process. */
+static void start_workers(shared *sh, const conf *cf, const caselist *cl, pthread_t *th,
+                          void *(*args)[2]) {
+  memset(sh, 0, sizeof *sh);
+  sh->cf = cf;
+  sh->cl = cl;
+  sh->res = xcalloc(cl->n, sizeof *sh->res);
+  sh->done = xcalloc(cl->n, sizeof *sh->done);
+  pthread_mutex_init(&sh->mu, NULL);
+  pthread_cond_init(&sh->cv, NULL);
+  sh->targets = xcalloc((size_t)cf->jobs, sizeof *sh->targets);
+  for (int j = 0; j < cf->jobs; j++) target_init(&sh->targets[j], cf->impl, &cf->ra.io);
+  for (int j = 0; j < cf->jobs; j++) {
+    args[j][0] = sh;
+    args[j][1] = &sh->targets[j];
     if (pthread_create(&th[j], NULL, worker, args[j])) die("cannot start a worker thread");
   }
-  /* Print in case order as results come in. */
-  size_t passed = 0, failed = 0, skipped = 0, late = 0, not_run = 0;
-  for (size_t i = 0; i < cl.n; i++) {
-    pthread_mutex_lock(&sh.mu);
-    while (!atomic_load(&sh.done[i]) && !sh.setup_error) pthread_cond_wait(&sh.cv, &sh.mu);
-    int setup = sh.setup_error;
-    pthread_mutex_unlock(&sh.mu);
+}
+
+/* A case listed in --skip: its failure is a skip, and its pass is news. */
+static void apply_skip(const conf *cf, const idnote *sk, case_result *r) {
+  if (r->status == CASE_FAIL) {
+    r->status = CASE_SKIP;
+    r->latency_failed = 0;
+    tbuf_free(&r->report);
+    tbuf_free(&r->latency_report);
+    free(r->note);
+    tbuf nb = {0};
+    tbuf_xprintf(&nb, "known failure (%s): %s", cf->skips.path,
+                 *sk->note ? sk->note : "(no reason given)");
+    r->note = tbuf_take(&nb, NULL);
+  } else if (r->status == CASE_PASS) {
+    free(r->note);
+    tbuf nb = {0};
+    tbuf_xprintf(&nb, "listed in %s as a known failure, but it passes now: remove it",
+                 cf->skips.path);
+    r->note = tbuf_take(&nb, NULL);
+  }
+}
+
+typedef struct counts {
+  size_t passed, failed, skipped, late, not_run;
+} counts;
+
+/* Prints the results in case order as they come in, until the last or a
+ * setup error. */
+static void collect(shared *sh, const conf *cf, const caselist *cl, FILE *out, counts *k) {
+  memset(k, 0, sizeof *k);
+  for (size_t i = 0; i < cl->n; i++) {
+    pthread_mutex_lock(&sh->mu);
+    while (!atomic_load(&sh->done[i]) && !sh->setup_error) pthread_cond_wait(&sh->cv, &sh->mu);
+    int setup = sh->setup_error;
+    pthread_mutex_unlock(&sh->mu);
     if (setup) break;
-    case_result *r = &sh.res[i];
-    const tcase *c = &cl.v[i];
-    const idnote *sk = idnotes_find(&cf.skips, c);
-    if (sk) {
-      if (r->status == CASE_FAIL) {
-        r->status = CASE_SKIP;
-        r->latency_failed = 0;
-        tbuf_free(&r->report);
-        tbuf_free(&r->latency_report);
-        free(r->note);
-        tbuf nb = {0};
-        tbuf_xprintf(&nb, "known failure (%s): %s", cf.skips.path,
-                     *sk->note ? sk->note : "(no reason given)");
-        r->note = tbuf_take(&nb, NULL);
-      } else if (r->status == CASE_PASS) {
-        free(r->note);
-        tbuf nb = {0};
-        tbuf_xprintf(&nb, "listed in %s as a known failure, but it passes now: remove it",
-                     cf.skips.path);
-        r->note = tbuf_take(&nb, NULL);
-      }
-    }
-    if (r->status == CASE_PASS) passed++;
-    else if (r->status == CASE_FAIL) failed++;
-    else if (r->status == CASE_SKIP) skipped++;
-    else not_run++;
-    if (r->latency_failed && r->status != CASE_SKIP) late++;
-    print_case(out, &cf, c, r, i);
-    if (cf.format != F_JUNIT) {
+    case_result *r = &sh->res[i];
+    const tcase *c = &cl->v[i];
+    const idnote *sk = idnotes_find(&cf->skips, c);
+    if (sk) apply_skip(cf, sk, r);
+    if (r->status == CASE_PASS) k->passed++;
+    else if (r->status == CASE_FAIL) k->failed++;
+    else if (r->status == CASE_SKIP) k->skipped++;
+    else k->not_run++;
+    if (r->latency_failed && r->status != CASE_SKIP) k->late++;
+    print_case(out, cf, c, r, i);
+    if (cf->format != F_JUNIT) {
       /* Only JUnit needs the reports at the end. */
       tbuf_free(&r->report);
       tbuf_free(&r->latency_report);
     }
   }
+}
+
+/* The closing report: the setup error, or the tables and the closing line.
+ * Returns the exit status. */
+static int conclude(FILE *out, const conf *cf, const caselist *cl, const shared *sh,
+                    const counts *k, double t0) {
+  if (sh->setup_error) {
+    fflush(out);
+    fprintf(stderr, "sluice conform: setup error: %s\n", sh->setup_msg);
+    return 2;
+  }
+  double total = now_seconds() - t0;
+  if (cf->format == F_TAP) fprintf(out, "1..%zu\n", cl->n);
+  if (cf->format == F_JUNIT) write_junit(out, cf, cl, sh->res, total);
+  FILE *tf = (cf->format == F_JUNIT || cf->format == F_JSON) ? stderr : stdout;
+  print_tables(tf, cf, cl, sh->res);
+  fprintf(tf, "%s\n%s%zu passed, %zu failed", cf->format == F_TAP ? "#" : "",
+          cf->format == F_TAP ? "# " : "", k->passed, k->failed);
+  if (k->skipped) fprintf(tf, ", %zu skipped", k->skipped);
+  if (k->late && cf->co.latency == LAT_WARN) fprintf(tf, ", %zu latency warnings", k->late);
+  if (k->not_run) fprintf(tf, ", %zu not run (the deadline passed)", k->not_run);
+  fprintf(tf, "\n");
+  return (k->failed || k->not_run) ? 1 : 0;
+}
+
+int cmd_conform(int argc, char **argv) {
+  conf cf;
+  caselist cl = {0};
+  int rc = setup(&cf, &cl, argc, argv);
+  if (rc >= 0) {
+    free_conf(&cf);
+    caselist_free(&cl);
+    return rc;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  json_object_seed(1); /* before any thread builds an object */
+
+  shared sh;
+  pthread_t *th = xcalloc((size_t)cf.jobs, sizeof *th);
+  void *(*args)[2] = xcalloc((size_t)cf.jobs, sizeof *args);
+  double t0 = now_seconds();
+  FILE *out = stdout;
+  if (cf.format == F_TAP) fprintf(out, "TAP version 13\n");
+  start_workers(&sh, &cf, &cl, th, args);
+  counts k;
+  collect(&sh, &cf, &cl, out, &k);
   atomic_store(&sh.stop, 1);
   for (int j = 0; j < cf.jobs; j++) pthread_join(th[j], NULL);
   for (int j = 0; j < cf.jobs; j++) target_free(&sh.targets[j]);
-  int rc;
-  if (sh.setup_error) {
-    fflush(out);
-    fprintf(stderr, "sluice conform: setup error: %s\n", sh.setup_msg);
-    rc = 2;
-  } else {
-    double total = now_seconds() - t0;
-    if (cf.format == F_TAP) fprintf(out, "1..%zu\n", cl.n);
-    if (cf.format == F_JUNIT) write_junit(out, &cf, &cl, sh.res, total);
-    FILE *tf = (cf.format == F_JUNIT || cf.format == F_JSON) ? stderr : stdout;
-    print_tables(tf, &cf, &cl, sh.res);
-    fprintf(tf, "%s\n%s%zu passed, %zu failed", cf.format == F_TAP ? "#" : "",
-            cf.format == F_TAP ? "# " : "", passed, failed);
-    if (skipped) fprintf(tf, ", %zu skipped", skipped);
-    if (late && cf.co.latency == LAT_WARN) fprintf(tf, ", %zu latency warnings", late);
-    if (not_run) fprintf(tf, ", %zu not run (the deadline passed)", not_run);
-    fprintf(tf, "\n");
-    rc = (failed || not_run) ? 1 : 0;
-  }
+  rc = conclude(out, &cf, &cl, &sh, &k, t0);
   if (fflush_checked("conform", stdout)) rc = rc ? rc : 1;
   for (size_t i = 0; i < cl.n; i++) case_result_free(&sh.res[i]);
   free(sh.res);

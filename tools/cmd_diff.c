@@ -30,54 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char diff_usage[] =
-    "usage: sluice diff (--impl NAME=COMMAND | --peers DIR) ... [options]\n"
-    "\n"
-    "Runs every selected case through the reference and each implementation (a\n"
-    "command serving the filter protocol, conformance/FORMAT.md) in every split\n"
-    "mode, and writes a table: cases as rows grouped by suite, rows where the\n"
-    "implementations differ first, the reference and each implementation as\n"
-    "columns. A cell is one of:\n"
-    "  =  agrees with sluice for every chunking\n"
-    "  ≠  differs from sluice, the same way for every chunking\n"
-    "  ±  disagrees with itself: some chunking gives another answer than the\n"
-    "     whole input (the smallest such chunking is shown)\n"
-    "  ✗  crashed, hung or answered outside the protocol\n"
-    "  –  not supported (it answered \"unsupported\")\n"
-    "An implementation is compared in the fields its answers have (one that\n"
-    "reports only text and thought is compared on those), and an error with an\n"
-    "error whatever its code. Exit status: 0 when every divergence is a known\n"
-    "one, 1 when there is a new one (or the deadline passed), 2 a usage or setup\n"
-    "error (an implementation that cannot start).\n"
-    "\n"
-    "Implementations:\n"
-    "  --impl NAME=COMMAND  an implementation (run with sh -c); repeatable\n"
-    "  --known NAME=FILE    its known divergences: lines \"CASE-ID KIND reason\"\n"
-    "                       (SUITE/CASE-ID also; KIND: differs, unstable or broken,\n"
-    "                       or several as differs|broken;\n"
-    "                       # comments). A listed cell does not fail the run; one\n"
-    "                       that now agrees is reported\n"
-    "  --peers DIR          every DIR/*/peer.json: {\"name\", \"command\" (run in that\n"
-    "                       folder), \"known\" (a file there), \"package\", \"version\",\n"
-    "                       \"licence\", \"filters\" (the only ones it is asked for)}\n"
-    "  --peer NAME          only this one of --peers; repeatable\n"
-    "  --captures PATH      also every recorded provider stream in PATH (a capture\n"
-    "                       file or a folder of .sse, .ndjson, .chunks.jsonl): a case\n"
-    "                       of suite \"captures\" for the provider filter, framing\n"
-    "                       and provider detected; --suite captures: only these\n"
-    "Output:\n"
-    "  --format FMT         markdown (default), html (a self-contained page) or json\n"
-    "                       (a JSON line per cell, then a summary line)\n"
-    "  --html FILE          also write the HTML page to FILE\n"
-    "  --markdown FILE      also write the Markdown to FILE\n"
-    "  -q, --quiet          no progress line on stderr\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "%s"
-    "\n"
-    "sluice diff runs every split mode but pair-cuts and exhaustive unless --modes\n"
-    "says otherwise, and at most 256 single cuts per case, spread evenly.\n";
-
 enum kind { K_AGREES, K_DIFFERS, K_UNSTABLE, K_BROKEN, K_UNSUPPORTED, K_NOT_RUN, K_COUNT };
 static const char *const kind_names[K_COUNT] = {"agrees",  "differs",     "unstable",
                                                 "broken",  "unsupported", "not_run"};
@@ -110,8 +62,9 @@ typedef struct diffrun {
   size_t npeers;
   int format, quiet;
   const char *html_path, *md_path;
-  const char **only; /* --peer */
-  size_t nonly;
+  strlist only;      /* --peer */
+  strlist knowns;    /* --known NAME=FILE, as given */
+  strlist peer_dirs; /* --peers */
   /* the run */
   const caselist *cl;
   cell *cells;       /* [peer * ncases + case] */
@@ -478,7 +431,9 @@ static void write_markdown(const diffrun *d, tbuf *b) {
 
 static void esc(tbuf *b, const char *s) { markup_escape(b, s, strlen(s)); }
 
-static void write_html(const diffrun *d, tbuf *b) {
+/* The page's head: the style, what was run, the legend and the summary
+ * table. */
+static void html_head(const diffrun *d, tbuf *b) {
   const caselist *cl = d->cl;
   tbuf_xadds(b,
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -522,7 +477,11 @@ static void write_html(const diffrun *d, tbuf *b) {
     tbuf_xprintf(b, "<td>%zu</td></tr>\n", t.fresh);
   }
   tbuf_xadds(b, "</table>\n");
-  size_t *order = row_order(d);
+}
+
+/* A table per suite, its rows in `order`. */
+static void html_suites(const diffrun *d, tbuf *b, const size_t *order) {
+  const caselist *cl = d->cl;
   for (size_t i = 0; i < cl->n;) {
     size_t j = i;
     while (j < cl->n && strcmp(cl->v[order[j]].suite, cl->v[order[i]].suite) == 0) j++;
@@ -562,6 +521,11 @@ static void write_html(const diffrun *d, tbuf *b) {
     tbuf_xadds(b, "</table>\n");
     i = j;
   }
+}
+
+/* The details of every cell that has some, with its anchor. */
+static void html_details(const diffrun *d, tbuf *b, const size_t *order) {
+  const caselist *cl = d->cl;
   tbuf_xadds(b, "<h2>Details</h2>\n");
   for (size_t k = 0; k < cl->n; k++) {
     size_t ci = order[k];
@@ -586,6 +550,13 @@ static void write_html(const diffrun *d, tbuf *b) {
       tbuf_xadds(b, "</pre></div>\n");
     }
   }
+}
+
+static void write_html(const diffrun *d, tbuf *b) {
+  html_head(d, b);
+  size_t *order = row_order(d);
+  html_suites(d, b, order);
+  html_details(d, b, order);
   tbuf_xadds(b, "</body></html>\n");
   free(order);
 }
@@ -695,8 +666,8 @@ static int load_peer(diffrun *d, const char *dir, const char *sub) {
     fprintf(stderr, "sluice diff: %s: needs a string \"command\"\n", path.p);
     goto out;
   }
-  int wanted = d->nonly == 0;
-  for (size_t i = 0; i < d->nonly && !wanted; i++) wanted = strcmp(d->only[i], name) == 0;
+  int wanted = d->only.n == 0;
+  for (size_t i = 0; i < d->only.n && !wanted; i++) wanted = strcmp(d->only.v[i], name) == 0;
   if (!wanted) {
     rc = 0;
     goto out;
@@ -784,97 +755,127 @@ static int load_peers(diffrun *d, const char *dir) {
   return rc;
 }
 
-/* ---------------- arguments ---------------- */
+/* ---------------- options ---------------- */
 
-typedef struct named {
-  char *name;
-  const char *value;
-} named;
+/* NAME=VALUE (--impl, --known): the name (malloc'd) and *value; NULL with
+ * the reason in why. */
+static char *named_arg(const char *v, const char *what, const char **value, char *why,
+                       size_t wl) {
+  char *name = split_named(v, value);
+  if (!name) snprintf(why, wl, "needs NAME=%s, not \"%.60s\"", what, v);
+  return name;
+}
 
-static int parse_args(diffrun *d, int argc, char **argv) {
-  named *knowns = xcalloc((size_t)argc, sizeof *knowns);
-  size_t nknown = 0;
-  const char **peer_dirs = xcalloc((size_t)argc, sizeof *peer_dirs);
-  size_t ndirs = 0;
+static int impl_arg(void *base, const char *v, char *why, size_t wl) {
+  const char *cmd;
+  char *name = named_arg(v, "COMMAND", &cmd, why, wl);
+  if (!name) return -1;
+  add_peer(base, name, cmd, NULL);
+  free(name);
+  return 0;
+}
+
+static int known_arg(void *base, const char *v, char *why, size_t wl) {
+  const char *file;
+  char *name = named_arg(v, "FILE", &file, why, wl);
+  if (!name) return -1;
+  free(name); /* read once every implementation is known (settle_peers) */
+  strlist_add(&((diffrun *)base)->knowns, v);
+  return 0;
+}
+
+static int captures_arg(void *base, const char *v, char *why, size_t wl) {
+  runargs *ra = &((diffrun *)base)->ra;
+  (void)why, (void)wl;
+  ra->captures = xrealloc((void *)ra->captures, xmul(ra->ncaptures + 1, sizeof *ra->captures));
+  ra->captures[ra->ncaptures++] = v;
+  return 0;
+}
+
+static const char *const formats[] = {"markdown", "html", "json", NULL}; /* OUT_* */
+
+static const opt diff_options[] = {
+    {.kind = OPT_SECTION, .help = "Implementations"},
+    {"impl", 0, "NAME=COMMAND", OPT_CALL, 0, .fn = impl_arg,
+     .help = "an implementation (run with sh -c); repeatable"},
+    {"known", 0, "NAME=FILE", OPT_CALL, 0, .fn = known_arg,
+     .help = "its known divergences: lines \"CASE-ID KIND reason\" (SUITE/CASE-ID also; KIND: "
+             "differs, unstable or broken, or several as differs|broken; # comments). A "
+             "listed cell does not fail the run; one that now agrees is reported"},
+    {"peers", 0, "DIR", OPT_LIST, OPT_AT(diffrun, peer_dirs, strlist),
+     .help = "every DIR/*/peer.json: {\"name\", \"command\" (run in that folder), \"known\" (a "
+             "file there), \"package\", \"version\", \"licence\", \"filters\" (the only ones it "
+             "is asked for)}"},
+    {"peer", 0, "NAME", OPT_LIST, OPT_AT(diffrun, only, strlist),
+     .help = "only this one of --peers; repeatable"},
+    {"captures", 0, "PATH", OPT_CALL, 0, .fn = captures_arg,
+     .help = "also every recorded provider stream in PATH (a capture file or a folder of "
+             ".sse, .ndjson, .chunks.jsonl): a case of suite \"captures\" for the provider "
+             "filter, framing and provider detected; --suite captures: only these"},
+    {.kind = OPT_SECTION, .help = "Output"},
+    {"format", 0, "FMT", OPT_CHOICE, OPT_AT(diffrun, format, int), .choices = formats,
+     .help = "markdown (default), html (a self-contained page) or json (a JSON line per cell, "
+             "then a summary line)"},
+    {"html", 0, "FILE", OPT_STRING, OPT_AT(diffrun, html_path, const char *),
+     .help = "also write the HTML page to FILE"},
+    {"markdown", 0, "FILE", OPT_STRING, OPT_AT(diffrun, md_path, const char *),
+     .help = "also write the Markdown to FILE"},
+    {"quiet", 'q', NULL, OPT_FLAG, OPT_AT(diffrun, quiet, int),
+     .help = "no progress line on stderr"},
+    {0}};
+
+static const opt_cmd diff_cmd = {
+    .name = "diff",
+    .synopsis = "(--impl NAME=COMMAND | --peers DIR) ... [options]",
+    .intro =
+        "Runs every selected case through the reference and each implementation (a\n"
+        "command serving the filter protocol, conformance/FORMAT.md) in every split\n"
+        "mode, and writes a table: cases as rows grouped by suite, rows where the\n"
+        "implementations differ first, the reference and each implementation as\n"
+        "columns. A cell is one of:\n"
+        "  =  agrees with sluice for every chunking\n"
+        "  ≠  differs from sluice, the same way for every chunking\n"
+        "  ±  disagrees with itself: some chunking gives another answer than the\n"
+        "     whole input (the smallest such chunking is shown)\n"
+        "  ✗  crashed, hung or answered outside the protocol\n"
+        "  –  not supported (it answered \"unsupported\")\n"
+        "An implementation is compared in the fields its answers have (one that\n"
+        "reports only text and thought is compared on those), and an error with an\n"
+        "error whatever its code. Exit status: 0 when every divergence is a known\n"
+        "one, 1 when there is a new one (or the deadline passed), 2 a usage or setup\n"
+        "error (an implementation that cannot start).\n",
+    .outro = "sluice diff runs every split mode but pair-cuts and exhaustive unless --modes\n"
+             "says otherwise, and at most 256 single cuts per case, spread evenly.\n",
+    .tables = {diff_options, runargs_options},
+};
+
+/* What the options name, once all are read: the peers of --peers, then
+ * --peer and --known checked against them. -1 after a message. */
+static int settle_peers(diffrun *d) {
   int rc = 0;
-  d->only = xcalloc((size_t)argc, sizeof *d->only);
-  d->ra.captures = xcalloc((size_t)argc, sizeof *d->ra.captures);
-  for (int i = 1; i < argc && !rc; i++) {
-    int common = runargs_parse(&d->ra, argc, argv, &i);
-    if (common < 0) rc = -1;
-    if (common) continue;
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-      d->quiet = 1;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "sluice diff: unknown or incomplete option \"%s\" (see --help)\n", a);
-      rc = -1;
-      break;
-    }
-    i++;
-    const char *val;
-    char *name;
-    if (strcmp(a, "--impl") == 0 || strcmp(a, "--known") == 0) {
-      if (!(name = split_named(v, &val))) {
-        fprintf(stderr, "sluice diff: %s needs NAME=%s, not \"%s\"\n", a,
-                a[2] == 'i' ? "COMMAND" : "FILE", v);
-        rc = -1;
-      } else if (a[2] == 'i') {
-        add_peer(d, name, val, NULL);
-        free(name);
-      } else {
-        knowns[nknown].name = name;
-        knowns[nknown++].value = val;
-      }
-    } else if (strcmp(a, "--peers") == 0) {
-      peer_dirs[ndirs++] = v;
-    } else if (strcmp(a, "--captures") == 0) {
-      d->ra.captures[d->ra.ncaptures++] = v;
-    } else if (strcmp(a, "--peer") == 0) {
-      d->only[d->nonly++] = v;
-    } else if (strcmp(a, "--format") == 0) {
-      if (strcmp(v, "markdown") == 0) d->format = OUT_MARKDOWN;
-      else if (strcmp(v, "html") == 0) d->format = OUT_HTML;
-      else if (strcmp(v, "json") == 0) d->format = OUT_JSON;
-      else {
-        fprintf(stderr, "sluice diff: --format must be markdown, html or json\n");
-        rc = -1;
-      }
-    } else if (strcmp(a, "--html") == 0) {
-      d->html_path = v;
-    } else if (strcmp(a, "--markdown") == 0) {
-      d->md_path = v;
-    } else {
-      fprintf(stderr, "sluice diff: unknown option \"%s\" (see --help)\n", a);
+  for (size_t i = 0; i < d->peer_dirs.n && !rc; i++) rc = load_peers(d, d->peer_dirs.v[i]);
+  for (size_t i = 0; i < d->only.n && !rc; i++)
+    if (!find_peer(d, d->only.v[i])) {
+      fprintf(stderr, "sluice diff: --peer %s: no such peer in --peers\n", d->only.v[i]);
       rc = -1;
     }
-  }
-  for (size_t i = 0; i < ndirs && !rc; i++) rc = load_peers(d, peer_dirs[i]);
-  for (size_t i = 0; i < d->nonly && !rc; i++)
-    if (!find_peer(d, d->only[i])) {
-      fprintf(stderr, "sluice diff: --peer %s: no such peer in --peers\n", d->only[i]);
-      rc = -1;
-    }
-  for (size_t i = 0; i < nknown && !rc; i++) {
-    peer *p = find_peer(d, knowns[i].name);
+  for (size_t i = 0; i < d->knowns.n && !rc; i++) {
+    const char *file = NULL;
+    char *name = split_named(d->knowns.v[i], &file); /* checked by known_arg */
+    peer *p = find_peer(d, name);
     if (!p) {
-      fprintf(stderr, "sluice diff: --known %s: no implementation of that name\n",
-              knowns[i].name);
+      fprintf(stderr, "sluice diff: --known %s: no implementation of that name\n", name);
       rc = -1;
     } else {
-      rc = idnotes_load(&p->known, "diff", knowns[i].value);
+      rc = idnotes_load(&p->known, "diff", file);
     }
+    free(name);
   }
   for (size_t i = 0; i < d->npeers && !rc; i++) rc = check_known_file(&d->peers[i]);
   if (!rc && d->npeers == 0) {
     fprintf(stderr, "sluice diff: name an implementation (--impl NAME=COMMAND or --peers DIR)\n");
     rc = -1;
   }
-  for (size_t i = 0; i < nknown; i++) free(knowns[i].name);
-  free(knowns);
-  free(peer_dirs);
   return rc;
 }
 
@@ -889,7 +890,9 @@ static void free_run(diffrun *d) {
     idnotes_free(&d->peers[i].known);
   }
   free(d->peers);
-  free((void *)d->only);
+  strlist_free(&d->only);
+  strlist_free(&d->knowns);
+  strlist_free(&d->peer_dirs);
   free((void *)d->ra.captures);
   runargs_free(&d->ra);
 }
@@ -908,89 +911,104 @@ static int write_to(const char *path, const tbuf *b) {
   return rc;
 }
 
-int cmd_diff(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    printf(diff_usage, runargs_usage);
-    return 0;
-  }
-  diffrun d;
-  memset(&d, 0, sizeof d);
-  runargs_init(&d.ra, "diff", argc);
+/* ---------------- the run ---------------- */
+
+/* The options, then the peers and the cases. -1 to go on, else the exit
+ * status. */
+static int setup(diffrun *d, caselist *cl, int argc, char **argv) {
+  memset(d, 0, sizeof *d);
+  runargs_init(&d->ra, "diff", argc);
   /* By default not the two modes that send thousands of requests per short
    * case: a peer is slower than the library, and a disagreement a cut pair
    * shows, the random and byte-at-a-time modes show too (then minimized). */
-  d.ra.co.modes &= ~((1u << M_PAIRS) | (1u << M_EXHAUSTIVE));
-  d.ra.co.sp.max_single = 256;
-  caselist cl = {0};
-  if (parse_args(&d, argc, argv) || runargs_finish(&d.ra, &cl, SLUICE_SUITES_DIR)) {
-    free_run(&d);
-    caselist_free(&cl);
-    return 2;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  json_object_seed(1); /* before any thread builds an object */
-  d.cl = &cl;
-  size_t total = cl.n * d.npeers;
-  d.cells = xcalloc(total, sizeof *d.cells);
-  d.ref_outcome = xcalloc(cl.n, sizeof *d.ref_outcome);
+  d->ra.co.modes &= ~((1u << M_PAIRS) | (1u << M_EXHAUSTIVE));
+  d->ra.co.sp.max_single = 256;
+  void *bases[] = {d, &d->ra};
+  int rc = opt_parse(&diff_cmd, bases, argc, argv, NULL);
+  if (rc < 0 && (settle_peers(d) || runargs_finish(&d->ra, cl))) rc = 2;
+  return rc;
+}
+
+/* The reference's outcome of every case: "ok" or its error code. */
+static void reference_outcomes(diffrun *d) {
+  const caselist *cl = d->cl;
+  d->ref_outcome = xcalloc(cl->n, sizeof *d->ref_outcome);
   sluice_output *col;
   if (sluice_output_new(&col, NULL) != SLUICE_OK) die("out of memory");
-  for (size_t ci = 0; ci < cl.n; ci++) {
+  for (size_t ci = 0; ci < cl->n; ci++) {
     answer ref;
     chunking whole = {0};
-    chunking_push(&whole, cl.v[ci].input.n);
-    reference_answer(cl.v[ci].filter, cl.v[ci].options, cl.v[ci].input.p, &whole, col, &ref);
-    d.ref_outcome[ci] = xstrdup(ref.ok ? "ok" : ref.code);
+    chunking_push(&whole, cl->v[ci].input.n);
+    reference_answer(cl->v[ci].filter, cl->v[ci].options, cl->v[ci].input.p, &whole, col, &ref);
+    d->ref_outcome[ci] = xstrdup(ref.ok ? "ok" : ref.code);
     answer_free(&ref);
     chunking_free(&whole);
   }
   sluice_output_free(col);
-  pthread_mutex_init(&d.mu, NULL);
-  int jobs = d.ra.jobs;
+}
+
+/* Every cell, on the -j workers. */
+static void run_cells(diffrun *d) {
+  size_t total = d->cl->n * d->npeers;
+  d->cells = xcalloc(total, sizeof *d->cells);
+  pthread_mutex_init(&d->mu, NULL);
+  int jobs = d->ra.jobs;
   if ((size_t)jobs > total) jobs = (int)total;
   pthread_t *th = xcalloc((size_t)jobs, sizeof *th);
-  worker_arg wa = {&d};
+  worker_arg wa = {d};
   for (int j = 0; j < jobs; j++)
     if (pthread_create(&th[j], NULL, worker, &wa)) die("cannot start a worker thread");
   for (int j = 0; j < jobs; j++) pthread_join(th[j], NULL);
-  mark_known(&d);
+  free(th);
+  mark_known(d);
+}
 
+/* The table on standard output, and the --html and --markdown files.
+ * 0, or 1 after a write error. */
+static int write_outputs(const diffrun *d) {
   tbuf out = {0};
-  if (d.format == OUT_HTML) write_html(&d, &out);
-  else if (d.format == OUT_JSON) write_json(&d, &out);
-  else write_markdown(&d, &out);
+  if (d->format == OUT_HTML) write_html(d, &out);
+  else if (d->format == OUT_JSON) write_json(d, &out);
+  else write_markdown(d, &out);
   int rc = fwrite_checked("diff", out.p, out.n, stdout) || fflush_checked("diff", stdout) ? 1 : 0;
   tbuf_free(&out);
-  if (d.html_path) {
-    write_html(&d, &out);
-    if (write_to(d.html_path, &out)) rc = 1;
+  if (d->html_path) {
+    write_html(d, &out);
+    if (write_to(d->html_path, &out)) rc = 1;
     tbuf_free(&out);
   }
-  if (d.md_path) {
-    write_markdown(&d, &out);
-    if (write_to(d.md_path, &out)) rc = 1;
+  if (d->md_path) {
+    write_markdown(d, &out);
+    if (write_to(d->md_path, &out)) rc = 1;
     tbuf_free(&out);
   }
-  /* The closing lines: per implementation, then the verdict. */
+  return rc;
+}
+
+/* The closing lines: per implementation, then the verdict. Returns the
+ * exit status (rc: that of writing the outputs). */
+static int conclude(const diffrun *d, int rc) {
+  const caselist *cl = d->cl;
   size_t fresh = 0, not_run = 0, setup = 0;
-  for (size_t pi = 0; pi < d.npeers; pi++) {
+  for (size_t pi = 0; pi < d->npeers; pi++) {
     tally t;
-    count(&d, pi, &t);
+    count(d, pi, &t);
     fprintf(stderr, "%s: %zu agree, %zu differ, %zu unstable, %zu broken, %zu unsupported",
-            d.peers[pi].name, t.n[K_AGREES], t.n[K_DIFFERS], t.n[K_UNSTABLE], t.n[K_BROKEN],
+            d->peers[pi].name, t.n[K_AGREES], t.n[K_DIFFERS], t.n[K_UNSTABLE], t.n[K_BROKEN],
             t.n[K_UNSUPPORTED]);
     if (t.n[K_NOT_RUN]) fprintf(stderr, ", %zu not run", t.n[K_NOT_RUN]);
     fprintf(stderr, "; %zu new\n", t.fresh);
     if (t.stale)
       fprintf(stderr, "  %zu known divergence%s of %s no longer seen as listed (%s): update it\n",
-              t.stale, t.stale == 1 ? " is" : "s are", d.peers[pi].name, d.peers[pi].known.path);
-    for (size_t ci = 0; ci < cl.n && t.fresh; ci++) {
-      const cell *x = &d.cells[pi * cl.n + ci];
+              t.stale, t.stale == 1 ? " is" : "s are", d->peers[pi].name,
+              d->peers[pi].known.path);
+    for (size_t ci = 0; ci < cl->n && t.fresh; ci++) {
+      const cell *x = &d->cells[pi * cl->n + ci];
       if (is_divergence(x->kind) && x->known != 1)
-        fprintf(stderr, "  new: %s/%s %s\n", cl.v[ci].suite, cl.v[ci].id, kind_names[x->kind]);
+        fprintf(stderr, "  new: %s/%s %s\n", cl->v[ci].suite, cl->v[ci].id, kind_names[x->kind]);
     }
-    if (d.peers[pi].setup_error) {
-      fprintf(stderr, "sluice diff: setup error: %s\n", d.peers[pi].setup_msg);
+    if (d->peers[pi].setup_error) {
+      fprintf(stderr, "sluice diff: setup error: %s\n", d->peers[pi].setup_msg);
       setup++;
     }
     fresh += t.fresh;
@@ -999,11 +1017,28 @@ int cmd_diff(int argc, char **argv) {
   fprintf(stderr, "%zu new divergence%s\n", fresh, fresh == 1 ? "" : "s");
   if (setup) rc = 2;
   else if (fresh || not_run) rc = 1;
-  for (size_t i = 0; i < total; i++) free(d.cells[i].detail);
+  return rc;
+}
+
+int cmd_diff(int argc, char **argv) {
+  diffrun d;
+  caselist cl = {0};
+  int rc = setup(&d, &cl, argc, argv);
+  if (rc >= 0) {
+    free_run(&d);
+    caselist_free(&cl);
+    return rc;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  json_object_seed(1); /* before any thread builds an object */
+  d.cl = &cl;
+  reference_outcomes(&d);
+  run_cells(&d);
+  rc = conclude(&d, write_outputs(&d));
+  for (size_t i = 0; i < cl.n * d.npeers; i++) free(d.cells[i].detail);
   for (size_t i = 0; i < cl.n; i++) free(d.ref_outcome[i]);
   free(d.cells);
   free(d.ref_outcome);
-  free(th);
   pthread_mutex_destroy(&d.mu);
   free_run(&d);
   caselist_free(&cl);

@@ -9,25 +9,35 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char json_usage[] =
-    "usage: sluice json [--incremental] [--log] [--max-depth N]\n"
-    "\n"
-    "Reads standard input, repairs the JSON value in it (prose and fences\n"
-    "around it, comments, quotes, commas, truncation, ...) and prints the\n"
-    "repaired JSON text on one line. Exits 1 with the error code and byte\n"
-    "offset on standard error when there is no value (\"empty\", \"no_json\",\n"
-    "\"depth\").\n"
-    "\n"
-    "  --incremental   print a valid JSON snapshot of the prefix after each\n"
-    "                  block read (the last line is the final value)\n"
-    "  --log           print each repair (kind and input offset) and whether\n"
-    "                  the input was truncated on standard error\n"
-    "  --max-depth N   nesting limit (default 2048, as jansson; 0 = none)\n";
-
 typedef struct jctx {
   int incremental, log;
   tbytes text, tail; /* --incremental: TEXT so far, the last snapshot's tail */
 } jctx;
+
+static const opt jctx_options[] = {
+    {"incremental", 0, NULL, OPT_FLAG, OPT_AT(jctx, incremental, int),
+     .help = "print a valid JSON snapshot of the prefix after each block read (the last line "
+             "is the final value)"},
+    {"log", 0, NULL, OPT_FLAG, OPT_AT(jctx, log, int),
+     .help = "print each repair (kind and input offset) and whether the input was truncated "
+             "on standard error"},
+    {0}};
+
+static const opt json_options[] = {
+    {"max-depth", 0, "N", OPT_SIZE, OPT_AT(sluice_json_opts, max_depth, size_t),
+     .help = "nesting limit (default 2048, as jansson; 0 = none)"},
+    {0}};
+
+static const opt_cmd json_cmd = {
+    .name = "json",
+    .synopsis = "[--incremental] [--log] [--max-depth N]",
+    .intro = "Reads standard input, repairs the JSON value in it (prose and fences\n"
+             "around it, comments, quotes, commas, truncation, ...) and prints the\n"
+             "repaired JSON text on one line. Exits 1 with the error code and byte\n"
+             "offset on standard error when there is no value (\"empty\", \"no_json\",\n"
+             "\"depth\").\n",
+    .tables = {jctx_options, json_options},
+};
 
 static int grow(tbytes *b, size_t n) {
   char *p = realloc(b->p, n ? n : 1);
@@ -72,29 +82,12 @@ static int on_event(void *user, const sluice_event *ev) {
 }
 
 int cmd_json(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(json_usage, stdout);
-    return 0;
-  }
   jctx c = {0, 0, {NULL, 0}, {NULL, 0}};
   sluice_json_opts o;
   sluice_json_opts_init(&o);
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--incremental") == 0) c.incremental = 1;
-    else if (strcmp(argv[i], "--log") == 0) c.log = 1;
-    else if (strcmp(argv[i], "--max-depth") == 0 && i + 1 < argc) {
-      char *end;
-      unsigned long long v = strtoull(argv[++i], &end, 10);
-      if (*end || !*argv[i]) {
-        fprintf(stderr, "sluice json: --max-depth needs a number\n");
-        return 2;
-      }
-      o.max_depth = (size_t)v;
-    } else {
-      fprintf(stderr, "sluice json: unknown option \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
+  void *bases[] = {&c, &o};
+  int usage = opt_parse(&json_cmd, bases, argc, argv, NULL);
+  if (usage >= 0) return usage;
   o.incremental = c.incremental;
   sluice_sink sink = {on_emit, on_event, &c};
   sluice_filter *f;

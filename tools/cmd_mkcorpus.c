@@ -12,17 +12,35 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char mkcorpus_usage[] =
-    "usage: sluice mkcorpus [--suites DIR] [--captures DIR] OUTDIR\n"
-    "\n"
-    "Writes every conformance case into OUTDIR/<target>/<suite>__<file>__<id>, in\n"
-    "the input layout of fuzz/fuzz_common.h, for each fuzz target of its filter\n"
-    "(think cases go to think_channel or think_anchored by their mode, json cases\n"
-    "to json and json_incremental, sse, ndjson and chunks cases to sse), and as a\n"
-    "request line into OUTDIR/proto/. With --captures, every capture in DIR (its\n"
-    "first 16 KiB, cut at a line end) is a seed of sse, provider and pipeline\n"
-    "(capture__<name>). Existing files of the same name are replaced; other files\n"
-    "are kept (the regression inputs).\n";
+typedef struct mkcorpus_args {
+  const char *suites, *captures;
+} mkcorpus_args;
+
+static const opt mkcorpus_options[] = {
+    {"suites", 0, "DIR", OPT_STRING, OPT_AT(mkcorpus_args, suites, const char *),
+     .help = "the suites folder (default: $SLUICE_SUITES, else the installed one beside the "
+             "executable, else the source tree's)"},
+    {"captures", 0, "DIR", OPT_STRING, OPT_AT(mkcorpus_args, captures, const char *),
+     .help = "also every capture in DIR"},
+    {0}};
+
+static const opt_cmd mkcorpus_cmd = {
+    .name = "mkcorpus",
+    .synopsis = "[--suites DIR] [--captures DIR] OUTDIR",
+    .intro =
+        "Writes every conformance case into OUTDIR/<target>/<suite>__<file>__<id>, in\n"
+        "the input layout of fuzz/fuzz_common.h, for each fuzz target of its filter\n"
+        "(think cases go to think_channel or think_anchored by their mode, json cases\n"
+        "to json and json_incremental, sse, ndjson and chunks cases to sse), and as a\n"
+        "request line into OUTDIR/proto/. With --captures, every capture in DIR (its\n"
+        "first 16 KiB, cut at a line end) is a seed of sse, provider and pipeline\n"
+        "(capture__<name>). Existing files of the same name are replaced; other files\n"
+        "are kept (the regression inputs).\n",
+    .tables = {mkcorpus_options},
+    .operands = "OUTDIR",
+    .min_operands = 1,
+    .max_operands = 1,
+};
 
 static int write_file(const char *dir, const char *name, const char *p, size_t n) {
   if (mkdir(dir, 0777) && errno != EEXIST) return -1;
@@ -117,6 +135,29 @@ static int one_case(const char *out, const char *prefix, json_t *c, json_t *dfil
   return rc;
 }
 
+/* Every case of one suite file. 0, or 2 after a message. */
+static int file_seeds(const char *path, const char *prefix, const char *out, size_t *count) {
+  json_error_t jerr;
+  json_t *doc = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+  if (!doc) {
+    fprintf(stderr, "sluice mkcorpus: %s:%d: %s\n", path, jerr.line, jerr.text);
+    return 2;
+  }
+  int rc = 0;
+  size_t i;
+  json_t *c;
+  json_array_foreach(json_object_get(doc, "cases"), i, c) {
+    if (one_case(out, prefix, c, json_object_get(doc, "filter"), json_object_get(doc, "options"),
+                 count)) {
+      fprintf(stderr, "sluice mkcorpus: %s: case %zu could not be written\n", path, i);
+      rc = 2;
+      break;
+    }
+  }
+  json_decref(doc);
+  return rc;
+}
+
 #define CAPTURE_SEED_MAX 16384
 
 /* Each capture in dir, its first CAPTURE_SEED_MAX bytes cut at a line end,
@@ -162,35 +203,14 @@ static int capture_seeds(const char *dir, const char *out, size_t *count) {
   return rc;
 }
 
-int cmd_mkcorpus(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(mkcorpus_usage, stdout);
-    return 0;
-  }
-  const char *suites = SLUICE_SUITES_DIR, *out = NULL, *captures = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--suites") == 0 && i + 1 < argc) suites = argv[++i];
-    else if (strcmp(argv[i], "--captures") == 0 && i + 1 < argc) captures = argv[++i];
-    else if (argv[i][0] != '-' && !out) out = argv[i];
-    else {
-      fprintf(stderr, "sluice mkcorpus: unexpected argument \"%s\" (see --help)\n", argv[i]);
-      return 2;
-    }
-  }
-  if (!out) {
-    fputs(mkcorpus_usage, stderr);
-    return 2;
-  }
-  if (mkdir(out, 0777) && errno != EEXIST) {
-    fprintf(stderr, "sluice mkcorpus: cannot create %s\n", out);
-    return 2;
-  }
+/* Every case of every suite file in suites/SUITE/, as seeds. 0, or 2
+ * after a message. */
+static int suite_seeds(const char *suites, const char *out, size_t *count) {
   DIR *d = opendir(suites);
   if (!d) {
     fprintf(stderr, "sluice mkcorpus: cannot open %s\n", suites);
     return 2;
   }
-  size_t count = 0;
   int rc = 0;
   struct dirent *e;
   while ((e = readdir(d)) && !rc) {
@@ -205,31 +225,37 @@ int cmd_mkcorpus(int argc, char **argv) {
       if (l < 6 || strcmp(fe->d_name + l - 5, ".json")) continue;
       char path[8192];
       snprintf(path, sizeof path, "%.4000s/%.1000s", sdir, fe->d_name);
-      json_error_t jerr;
-      json_t *doc = json_load_file(path, JSON_ALLOW_NUL, &jerr);
-      if (!doc) {
-        fprintf(stderr, "sluice mkcorpus: %s:%d: %s\n", path, jerr.line, jerr.text);
-        rc = 2;
-        break;
-      }
       char prefix[512];
       snprintf(prefix, sizeof prefix, "%.100s__%.*s", e->d_name, (int)(l - 5), fe->d_name);
-      size_t i;
-      json_t *c;
-      json_array_foreach(json_object_get(doc, "cases"), i, c) {
-        if (one_case(out, prefix, c, json_object_get(doc, "filter"),
-                     json_object_get(doc, "options"), &count)) {
-          fprintf(stderr, "sluice mkcorpus: %s: case %zu could not be written\n", path, i);
-          rc = 2;
-          break;
-        }
-      }
-      json_decref(doc);
+      rc = file_seeds(path, prefix, out, count);
     }
     closedir(sd);
   }
   closedir(d);
-  if (!rc && captures) rc = capture_seeds(captures, out, &count);
+  return rc;
+}
+
+int cmd_mkcorpus(int argc, char **argv) {
+  mkcorpus_args a = {NULL, NULL};
+  strlist operands = {0};
+  void *bases[] = {&a};
+  int rc = opt_parse(&mkcorpus_cmd, bases, argc, argv, &operands);
+  const char *out = rc < 0 ? operands.v[0] : NULL;
+  strlist_free(&operands);
+  if (rc >= 0) return rc;
+  if (mkdir(out, 0777) && errno != EEXIST) {
+    fprintf(stderr, "sluice mkcorpus: cannot create %s\n", out);
+    return 2;
+  }
+  if (!a.suites) a.suites = suites_dir_default();
+  if (!a.suites) {
+    fprintf(stderr, "sluice mkcorpus: no suites folder: this sluice is neither installed nor in "
+                    "its build folder; give --suites DIR or set SLUICE_SUITES\n");
+    return 2;
+  }
+  size_t count = 0;
+  rc = suite_seeds(a.suites, out, &count);
+  if (!rc && a.captures) rc = capture_seeds(a.captures, out, &count);
   if (!rc) printf("sluice mkcorpus: %zu seed inputs written under %s\n", count, out);
   return rc;
 }

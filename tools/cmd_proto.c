@@ -11,34 +11,44 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char proto_usage[] =
-    "usage: sluice proto [--max-line BYTES] [--max-answer BYTES]\n"
-    "\n"
-    "Serves the sluice filter protocol on standard input and output: one JSON\n"
-    "request per line, one JSON answer per line, in the same order, each line\n"
-    "written as soon as it is ready.\n"
-    "\n"
-    "request: {\"id\": any, \"filter\": \"think\", \"options\": {...},\n"
-    "          \"chunks\": [\"...\", ...]}      (or \"chunks_b64\": [base64, ...])\n"
-    "answer:  {\"id\": same, \"ok\": true, \"text\": \"...\", \"thought\": \"...\",\n"
-    "          \"other\": \"...\", \"markup\": \"...\", \"dropped\": \"...\",\n"
-    "          \"events\": [...], \"max_held\": N}\n"
-    "failure: {\"id\": same, \"ok\": false, \"error\": {\"code\", \"message\", \"offset\"}}\n"
-    "\n"
-    "With \"stream\": true the request is a streaming session: one answer line per\n"
-    "chunk, with what that feed released (\"feed\": 0, 1, ...), then one for the end\n"
-    "of the stream (\"feed\": \"finish\").\n"
-    "\n"
-    "  --max-line BYTES    longest request line (default 64 MiB); a longer one is\n"
-    "                      answered with the code \"limit\"\n"
-    "  --max-answer BYTES  longest answer line (default 256 MiB); past it the answer\n"
-    "                      is the code \"limit\"\n"
-    "\n"
-    "A channel that is not valid UTF-8 is sent as \"<channel>_b64\" instead.\n"
-    "Error codes: bad_request (the line), unsupported_filter, bad_option, limit,\n"
-    "and the library's status names (nomem, no_json, invalid_json, ...).\n"
-    "Exit status: 0 at the end of the input, 1 on a read or write error, 2 on a\n"
-    "usage error.\n";
+/* What the command line sets. */
+typedef struct proto_args {
+  uint64_t max_line, max_answer;
+} proto_args;
+
+static const opt proto_options[] = {
+    {"max-line", 0, "BYTES", OPT_U64, OPT_AT(proto_args, max_line, uint64_t), .min = 1,
+     .help = "longest request line (default 64 MiB); a longer one is answered with the code "
+             "\"limit\""},
+    {"max-answer", 0, "BYTES", OPT_U64, OPT_AT(proto_args, max_answer, uint64_t), .min = 1,
+     .help = "longest answer line (default 256 MiB); past it the answer is the code \"limit\""},
+    {0}};
+
+static const opt_cmd proto_cmd = {
+    .name = "proto",
+    .synopsis = "[--max-line BYTES] [--max-answer BYTES]",
+    .intro =
+        "Serves the sluice filter protocol on standard input and output: one JSON\n"
+        "request per line, one JSON answer per line, in the same order, each line\n"
+        "written as soon as it is ready.\n"
+        "\n"
+        "request: {\"id\": any, \"filter\": \"think\", \"options\": {...},\n"
+        "          \"chunks\": [\"...\", ...]}      (or \"chunks_b64\": [base64, ...])\n"
+        "answer:  {\"id\": same, \"ok\": true, \"text\": \"...\", \"thought\": \"...\",\n"
+        "          \"other\": \"...\", \"markup\": \"...\", \"dropped\": \"...\",\n"
+        "          \"events\": [...], \"max_held\": N}\n"
+        "failure: {\"id\": same, \"ok\": false, \"error\": {\"code\", \"message\", \"offset\"}}\n"
+        "\n"
+        "With \"stream\": true the request is a streaming session: one answer line per\n"
+        "chunk, with what that feed released (\"feed\": 0, 1, ...), then one for the end\n"
+        "of the stream (\"feed\": \"finish\").\n",
+    .outro = "A channel that is not valid UTF-8 is sent as \"<channel>_b64\" instead.\n"
+             "Error codes: bad_request (the line), unsupported_filter, bad_option, limit,\n"
+             "and the library's status names (nomem, no_json, invalid_json, ...).\n"
+             "Exit status: 0 at the end of the input, 1 on a read or write error, 2 on a\n"
+             "usage error.\n",
+    .tables = {proto_options},
+};
 
 static int emit_stdout(void *user, const char *line, size_t n) {
   (void)user;
@@ -52,22 +62,11 @@ static int emit_stdout(void *user, const char *line, size_t n) {
 }
 
 int cmd_proto(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(proto_usage, stdout);
-    return 0;
-  }
-  uint64_t max_line = (uint64_t)64 << 20, max_answer = (uint64_t)256 << 20;
-  for (int i = 1; i < argc; i++) {
-    uint64_t *dst = strcmp(argv[i], "--max-line") == 0     ? &max_line
-                    : strcmp(argv[i], "--max-answer") == 0 ? &max_answer
-                                                           : NULL;
-    if (!dst || i + 1 >= argc || parse_u64(argv[i + 1], dst) || *dst == 0) {
-      fprintf(stderr, "sluice proto: unknown or incomplete argument \"%s\" (see --help)\n",
-              argv[i]);
-      return 2;
-    }
-    i++;
-  }
+  proto_args a = {(uint64_t)64 << 20, (uint64_t)256 << 20};
+  void *bases[] = {&a};
+  int usage = opt_parse(&proto_cmd, bases, argc, argv, NULL);
+  if (usage >= 0) return usage;
+  uint64_t max_line = a.max_line, max_answer = a.max_answer;
   proto_watch_jansson_memory();
   proto_server ps;
   if (proto_server_init(&ps, (size_t)max_answer)) {

@@ -23,34 +23,12 @@
 
 #include "common/http.h"
 
-static const char record_usage[] =
-    "usage: sluice record --upstream URL --out DIR [options]\n"
-    "\n"
-    "A recording proxy: every request is forwarded to URL (its path and query\n"
-    "appended), the answer streams back unchanged as it arrives, and each exchange\n"
-    "is written to DIR/NNNN-FAMILY.capture.jsonl: the request and the response\n"
-    "status and headers (authorization, API keys and cookies scrubbed), then every\n"
-    "piece of the body with its time. Replay one with `sluice replay` or serve it\n"
-    "with `sluice serve`.\n"
-    "\n"
-    "  --listen ADDR:PORT   where to listen (default 127.0.0.1:0; the first line on\n"
-    "                       stdout is \"listening on URL\")\n"
-    "  --timeout S          give up on an upstream answer after S seconds (default 300)\n"
-    "  --max-requests N     stop after N requests\n"
-    "  --deadline S         stop after S seconds\n";
-
 typedef struct recorder {
   const char *upstream, *out;
   double timeout;
   atomic_ulong seq, done;
   atomic_int stop;
 } recorder;
-
-static atomic_int signalled;
-static void on_signal(int sig) {
-  (void)sig;
-  atomic_store(&signalled, 1);
-}
 
 /* One proxied exchange. */
 typedef struct exchange {
@@ -245,31 +223,13 @@ static json_t *capture_header(exchange *x, struct MHD_Connection *c, const char 
   return h;
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-                               const char *method, const char *version, const char *upload,
-                               size_t *upload_size, void **con_cls) {
-  (void)version;
-  recorder *rec = cls;
-  exchange *x = *con_cls;
-  if (!x) {
-    x = xcalloc(1, sizeof *x);
-    x->rec = rec;
-    *con_cls = x;
-    return MHD_YES;
-  }
-  if (http_collect(&x->in, upload, upload_size, (size_t)64 << 20)) return MHD_YES;
-  *con_cls = NULL; /* from here the response owns it (free_exchange) */
-  fwd f = {x, {0}};
-  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, copy_arg, &f);
-  tbuf dest = {0}, path = {0};
-  tbuf_xprintf(&path, "%s%s", url, f.query.p ? f.query.p : "");
-  tbuf_xprintf(&dest, "%s%s", rec->upstream, path.p);
-  tbuf_free(&f.query);
-  MHD_get_connection_values(c, MHD_HEADER_KIND, copy_header, x);
+/* The upstream transfer of an exchange, to dest (libcurl, pumped by the
+ * response's reader). */
+static void start_transfer(exchange *x, const char *dest, const char *method) {
   x->easy = curl_easy_init();
   x->multi = curl_multi_init();
   if (!x->easy || !x->multi) die("out of memory");
-  curl_easy_setopt(x->easy, CURLOPT_URL, dest.p);
+  curl_easy_setopt(x->easy, CURLOPT_URL, dest);
   curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST, method);
   if (x->in.body.n || strcmp(method, "POST") == 0) {
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->in.body.p ? x->in.body.p : "");
@@ -280,19 +240,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
   curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
-  curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)(rec->timeout * 1000));
+  curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, (long)(x->rec->timeout * 1000));
   curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
   curl_multi_add_handle(x->multi, x->easy);
-  x->t0 = now_seconds();
-  pump(x, 1);
-  /* The capture begins once the status and headers are known. */
+}
+
+/* The exchange's capture file, begun once the status and headers are
+ * known: its header, then the piece received so far. */
+static void open_capture(exchange *x, struct MHD_Connection *c, const char *url,
+                         const char *method, const char *path) {
+  recorder *rec = x->rec;
   x->path = NULL;
   tbuf name = {0};
   tbuf_xprintf(&name, "%s/%04lu-%s.capture.jsonl", rec->out,
                (unsigned long)atomic_fetch_add(&rec->seq, 1) + 1,
                cap_family_name(http_family_of_path(url)));
   x->path = tbuf_take(&name, NULL);
-  json_t *header = capture_header(x, c, method, path.p);
+  json_t *header = capture_header(x, c, method, path);
   if (capw_open(&x->w, x->path, header) == 0) {
     x->writing = 1;
     if (x->piece.n && capw_piece(&x->w, now_seconds() - x->t0, x->piece.p, x->piece.n))
@@ -301,8 +265,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     fprintf(stderr, "sluice record: cannot write %s: %s\n", x->path, strerror(errno));
   }
   json_decref(header);
-  tbuf_free(&dest);
-  tbuf_free(&path);
+}
+
+/* The upstream's answer passed on as it arrives (or a 502 when there is
+ * none); the response owns x from here. */
+static enum MHD_Result pass_on(exchange *x, struct MHD_Connection *c) {
   if (x->finished && x->result != CURLE_OK && x->status == 0) {
     char msg[300];
     snprintf(msg, sizeof msg, "sluice record: the upstream failed: %s",
@@ -328,6 +295,37 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   return rc;
 }
 
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls) {
+  (void)version;
+  recorder *rec = cls;
+  exchange *x = *con_cls;
+  if (!x) {
+    x = xcalloc(1, sizeof *x);
+    x->rec = rec;
+    *con_cls = x;
+    return MHD_YES;
+  }
+  if (http_collect(&x->in, upload, upload_size, (size_t)64 << 20)) return MHD_YES;
+  *con_cls = NULL; /* from here the response owns it (free_exchange) */
+  fwd f = {x, {0}};
+  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, copy_arg, &f);
+  tbuf dest = {0}, path = {0};
+  tbuf_xprintf(&path, "%s%s", url, f.query.p ? f.query.p : "");
+  tbuf_xprintf(&dest, "%s%s", rec->upstream, path.p);
+  tbuf_free(&f.query);
+  MHD_get_connection_values(c, MHD_HEADER_KIND, copy_header, x);
+  start_transfer(x, dest.p, method);
+  x->t0 = now_seconds();
+  pump(x, 1);
+  /* The capture begins once the status and headers are known. */
+  open_capture(x, c, url, method, path.p);
+  tbuf_free(&dest);
+  tbuf_free(&path);
+  return pass_on(x, c);
+}
+
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)cls;
@@ -341,76 +339,90 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   }
 }
 
+/* ---------------- the command ---------------- */
+
+/* What the command line says besides the recorder's own settings. */
+typedef struct record_args {
+  const char *listen;
+  uint64_t max_requests;
+  double deadline;
+} record_args;
+
+static const opt recorder_options[] = {
+    {"upstream", 0, "URL", OPT_STRING, OPT_AT(recorder, upstream, const char *),
+     .help = "where every request is forwarded (required)"},
+    {"out", 0, "DIR", OPT_STRING, OPT_AT(recorder, out, const char *),
+     .help = "where the captures are written (required; created if missing)"},
+    {"timeout", 0, "S", OPT_POSITIVE, OPT_AT(recorder, timeout, double),
+     .help = "give up on an upstream answer after S seconds (default 300)"},
+    {0}};
+
+static const opt record_options[] = {
+    {"listen", 0, "ADDR:PORT", OPT_STRING, OPT_AT(record_args, listen, const char *),
+     .help = "where to listen (default 127.0.0.1:0; the first line on stdout is \"listening "
+             "on URL\")"},
+    {"max-requests", 0, "N", OPT_U64, OPT_AT(record_args, max_requests, uint64_t),
+     .help = "stop after N requests"},
+    {"deadline", 0, "S", OPT_POSITIVE, OPT_AT(record_args, deadline, double),
+     .help = "stop after S seconds"},
+    {0}};
+
+static const opt_cmd record_cmd = {
+    .name = "record",
+    .synopsis = "--upstream URL --out DIR [options]",
+    .intro =
+        "A recording proxy: every request is forwarded to URL (its path and query\n"
+        "appended), the answer streams back unchanged as it arrives, and each exchange\n"
+        "is written to DIR/NNNN-FAMILY.capture.jsonl: the request and the response\n"
+        "status and headers (authorization, API keys and cookies scrubbed), then every\n"
+        "piece of the body with its time. Replay one with `sluice replay` or serve it\n"
+        "with `sluice serve`.\n",
+    .tables = {recorder_options, record_options},
+};
+
+/* The options, and the folder of the captures. -1 to go on, else the exit
+ * status. */
+static int setup(recorder *rec, record_args *a, struct sockaddr_in *addr, int argc, char **argv) {
+  memset(rec, 0, sizeof *rec);
+  rec->timeout = 300;
+  memset(a, 0, sizeof *a);
+  a->listen = "127.0.0.1:0";
+  void *bases[] = {rec, a};
+  int rc = opt_parse(&record_cmd, bases, argc, argv, NULL);
+  if (rc >= 0) return rc;
+  if (!rec->upstream || !rec->out)
+    return opt_error(&record_cmd, NULL, "needs --upstream URL and --out DIR (see --help)");
+  if (http_parse_listen(a->listen, addr))
+    return opt_error(&record_cmd, "--listen", "must be ADDRESS:PORT, like 127.0.0.1:0");
+  if (mkdir(rec->out, 0777) && errno != EEXIST) {
+    fprintf(stderr, "sluice record: cannot create %s: %s\n", rec->out, strerror(errno));
+    return 2;
+  }
+  return -1;
+}
+
 int cmd_record(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(record_usage, stdout);
-    return 0;
-  }
   recorder rec;
-  memset(&rec, 0, sizeof rec);
-  rec.timeout = 300;
-  const char *listen = "127.0.0.1:0";
-  uint64_t max_requests = 0;
-  double deadline = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int bad = !v;
-    if (v && strcmp(a, "--upstream") == 0) rec.upstream = v;
-    else if (v && strcmp(a, "--out") == 0) rec.out = v;
-    else if (v && strcmp(a, "--listen") == 0) listen = v;
-    else if (v && strcmp(a, "--max-requests") == 0) bad = parse_u64(v, &max_requests);
-    else if (v && (strcmp(a, "--timeout") == 0 || strcmp(a, "--deadline") == 0)) {
-      char *end;
-      double d = strtod(v, &end);
-      bad = *end || !(d > 0);
-      if (a[2] == 't') rec.timeout = d;
-      else deadline = d;
-    } else bad = 1;
-    if (bad) {
-      fprintf(stderr, "sluice record: unknown or incomplete option \"%s\" (see --help)\n", a);
-      return 2;
-    }
-    i++;
-  }
+  record_args a;
   struct sockaddr_in addr;
-  if (!rec.upstream || !rec.out || http_parse_listen(listen, &addr)) {
-    fprintf(stderr, "sluice record: needs --upstream URL and --out DIR, and --listen "
-                    "ADDRESS:PORT if given (see --help)\n");
-    return 2;
-  }
-  if (mkdir(rec.out, 0777) && errno != EEXIST) {
-    fprintf(stderr, "sluice record: cannot create %s: %s\n", rec.out, strerror(errno));
-    return 2;
-  }
+  int rc = setup(&rec, &a, &addr, argc, argv);
+  if (rc >= 0) return rc;
   size_t ul = strlen(rec.upstream);
   char *upstream = xstrndup(rec.upstream, ul && rec.upstream[ul - 1] == '/' ? ul - 1 : ul);
   rec.upstream = upstream;
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) die("cannot start libcurl");
-  signal(SIGPIPE, SIG_IGN);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
+  http_catch_signals();
   struct MHD_Daemon *d = MHD_start_daemon(
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
       NULL, NULL, handler, &rec, MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_NOTIFY_COMPLETED,
       completed, &rec, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10, MHD_OPTION_END);
   if (!d) {
-    fprintf(stderr, "sluice record: cannot listen on %s: %s\n", listen, strerror(errno));
+    fprintf(stderr, "sluice record: cannot listen on %s: %s\n", a.listen, strerror(errno));
     free(upstream);
     curl_global_cleanup();
     return 2;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-  char host[64];
-  inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
-  printf("listening on http://%s:%u\n", host, di ? di->port : ntohs(addr.sin_port));
-  int rc = fflush_checked("record", stdout) ? 1 : 0;
-  double end = deadline > 0 ? now_seconds() + deadline : 0;
-  while (!rc && !atomic_load(&signalled) &&
-         (!max_requests || atomic_load(&rec.done) < max_requests) &&
-         (!end || now_seconds() < end)) {
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
+  rc = http_serve_until(d, &addr, "record", &rec.done, a.max_requests, a.deadline);
   atomic_store(&rec.stop, 1);
   MHD_stop_daemon(d);
   fprintf(stderr, "sluice record: %lu exchanges recorded\n", (unsigned long)atomic_load(&rec.done));

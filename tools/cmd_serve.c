@@ -27,39 +27,6 @@
 
 #include "common/http.h"
 
-static const char serve_usage[] =
-    "usage: sluice serve CAPTURE... [options]\n"
-    "\n"
-    "Serves recorded provider streams over HTTP/1.1 (chunked), at the streaming\n"
-    "endpoint of each capture's provider: POST /v1/chat/completions, /v1/completions,\n"
-    "/v1/responses, /v1/messages, /api/chat, /api/generate, /completion, and\n"
-    "/v1beta/models/MODEL:streamGenerateContent?alt=sse. A request picks a capture by\n"
-    "the header X-Sluice-Capture: NAME, else by the \"model\" it asks for, else in turn.\n"
-    "GET /_sluice/log lists the requests received (secrets redacted).\n"
-    "\n"
-    "  --listen ADDR:PORT   where to listen (default 127.0.0.1:0; port 0 picks a free\n"
-    "                       port); the first line on stdout is \"listening on URL\"\n"
-    "Timing (a recording's own pace when it has one):\n"
-    "  --ttft MS            before the first piece, when not recorded (default 0)\n"
-    "  --gap MS             between pieces, when not recorded (default 0)\n"
-    "  --speed X            divides every wait (2: twice as fast; 0: no waits)\n"
-    "  --rechunk HOW        writes of this shape instead of the recorded pieces:\n"
-    "                       bytes (one byte each), N (N bytes), random:SEED (1 to 64)\n"
-    "Faults (byte counts are of the body, before --gzip):\n"
-    "  --cut-after N        end the response cleanly after N bytes\n"
-    "  --drop-after N       reset the connection after N bytes\n"
-    "  --stall-after N      stop sending after N bytes, keeping the connection open\n"
-    "  --stall-for S        how long a stall lasts before the connection is reset\n"
-    "                       (default 30)\n"
-    "  --error-after N      at the first event boundary past N bytes, send the\n"
-    "                       provider's in-stream error event and end\n"
-    "  --status CODE        answer CODE with the provider's JSON error body\n"
-    "  --gzip               Content-Encoding: gzip, each piece flushed\n"
-    "Ending (network tests must end by themselves):\n"
-    "  --max-requests N     stop after N requests to a provider endpoint\n"
-    "  --deadline S         stop after S seconds\n"
-    "  --log-size N         requests kept for /_sluice/log (default 256)\n";
-
 enum rechunk { RC_NONE, RC_BYTES, RC_SIZE, RC_RANDOM };
 enum ending { GO_ON, END_CLEAN, END_RESET, END_STALL };
 
@@ -77,12 +44,6 @@ typedef struct server {
   atomic_ulong turn[FAM_COUNT];
   atomic_int stop;
 } server;
-
-static atomic_int signalled;
-static void on_signal(int sig) {
-  (void)sig;
-  atomic_store(&signalled, 1);
-}
 
 /* ---------------- one streamed response ---------------- */
 
@@ -309,6 +270,62 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, cap_family fam, uns
   return rc;
 }
 
+/* The recorded headers that describe the content (not its length, coding
+ * or type, which are ours, and no secret). */
+static void add_recorded_headers(struct MHD_Response *resp, const capture *cap) {
+  for (size_t i = 0; i < cap->headers.n; i++) {
+    const char *h = cap->headers.v[i], *colon = strchr(h, ':');
+    if (!colon) continue;
+    char name[128];
+    size_t nl = (size_t)(colon - h) < sizeof name - 1 ? (size_t)(colon - h) : sizeof name - 1;
+    memcpy(name, h, nl);
+    name[nl] = '\0';
+    static const char *const skip[] = {"content-length", "transfer-encoding", "connection",
+                                       "content-encoding", "content-type", "date", NULL};
+    int keep = !http_secret_header(name);
+    for (size_t k = 0; skip[k] && keep; k++) keep = strcasecmp(name, skip[k]) != 0;
+    if (keep) MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
+  }
+}
+
+/* The streamed answer: the capture from its first byte, paced, re-cut and
+ * faulted as the options say. */
+static enum MHD_Result stream_capture(server *sv, struct MHD_Connection *c, cap_family fam,
+                                      const capture *cap) {
+  stream *s = xcalloc(1, sizeof *s);
+  s->sv = sv;
+  s->cap = cap;
+  s->rng = sluice_rng_seed(sv->seed);
+  s->t0 = s->last = now_seconds();
+  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  s->fd = ci ? ci->connect_fd : -1;
+  /* Each piece goes out when it is due, not when Nagle's algorithm lets a
+   * small write go (after the peer's delayed ACK). */
+  int one = 1;
+  if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (sv->gzip) {
+    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+      die("out of memory");
+    s->gz = 1;
+  }
+  struct MHD_Response *resp =
+      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
+  if (!resp) {
+    free_stream(s);
+    return MHD_NO;
+  }
+  /* The recorded headers that describe the content, then ours. */
+  add_recorded_headers(resp, cap);
+  MHD_add_response_header(resp, "Content-Type", http_stream_type(fam));
+  MHD_add_response_header(resp, "Cache-Control", "no-cache");
+  MHD_add_response_header(resp, "X-Sluice-Capture", cap->name);
+  if (sv->gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+  enum MHD_Result rc = MHD_queue_response(c, (unsigned)cap->status, resp);
+  MHD_destroy_response(resp);
+  return rc;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls) {
@@ -349,50 +366,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   if (!wants_stream(fam, &r->in.body))
     return reply_error(c, fam, MHD_HTTP_BAD_REQUEST,
                        "sluice serve answers streaming requests only (set \"stream\": true)");
-  stream *s = xcalloc(1, sizeof *s);
-  s->sv = sv;
-  s->cap = cap;
-  s->rng = sluice_rng_seed(sv->seed);
-  s->t0 = s->last = now_seconds();
-  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  s->fd = ci ? ci->connect_fd : -1;
-  /* Each piece goes out when it is due, not when Nagle's algorithm lets a
-   * small write go (after the peer's delayed ACK). */
-  int one = 1;
-  if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (sv->gzip) {
-    if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
-      die("out of memory");
-    s->gz = 1;
-  }
-  struct MHD_Response *resp =
-      MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
-  if (!resp) {
-    free_stream(s);
-    return MHD_NO;
-  }
-  /* The recorded headers that describe the content, then ours. */
-  for (size_t i = 0; i < cap->headers.n; i++) {
-    const char *h = cap->headers.v[i], *colon = strchr(h, ':');
-    if (!colon) continue;
-    char name[128];
-    size_t nl = (size_t)(colon - h) < sizeof name - 1 ? (size_t)(colon - h) : sizeof name - 1;
-    memcpy(name, h, nl);
-    name[nl] = '\0';
-    static const char *const skip[] = {"content-length", "transfer-encoding", "connection",
-                                       "content-encoding", "content-type", "date", NULL};
-    int keep = !http_secret_header(name);
-    for (size_t k = 0; skip[k] && keep; k++) keep = strcasecmp(name, skip[k]) != 0;
-    if (keep) MHD_add_response_header(resp, name, colon + 1 + (colon[1] == ' '));
-  }
-  MHD_add_response_header(resp, "Content-Type", http_stream_type(fam));
-  MHD_add_response_header(resp, "Cache-Control", "no-cache");
-  MHD_add_response_header(resp, "X-Sluice-Capture", cap->name);
-  if (sv->gzip) MHD_add_response_header(resp, "Content-Encoding", "gzip");
-  enum MHD_Result rc = MHD_queue_response(c, (unsigned)cap->status, resp);
-  MHD_destroy_response(resp);
-  return rc;
+  return stream_capture(sv, c, fam, cap);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -408,173 +382,176 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   *con_cls = NULL;
 }
 
-/* ---------------- the command ---------------- */
+/* ---------------- options ---------------- */
 
-/* Milliseconds on the command line, seconds inside. */
-static int ms_arg(const char *opt, const char *v, double *seconds) {
+/* What the command line says besides the server's own settings. */
+typedef struct serve_args {
+  const char *listen;
+  uint64_t max_requests, log_size;
+  double deadline;
+} serve_args;
+
+static int rechunk_arg(void *base, const char *v, char *why, size_t wl) {
+  server *sv = base;
   uint64_t u;
-  if (parse_u64(v, &u)) {
-    fprintf(stderr, "sluice serve: %s needs a whole number of milliseconds, not \"%s\"\n",
-            opt, v ? v : "");
+  if (strcmp(v, "bytes") == 0) sv->rechunk = RC_BYTES;
+  else if (strncmp(v, "random:", 7) == 0 && !parse_u64(v + 7, &sv->seed)) sv->rechunk = RC_RANDOM;
+  else if (!parse_u64(v, &u) && u > 0) {
+    sv->rechunk = RC_SIZE;
+    sv->rechunk_n = (size_t)u;
+  } else {
+    snprintf(why, wl, "must be bytes, N or random:SEED, not \"%.60s\"", v);
     return -1;
   }
-  *seconds = (double)u / 1000;
   return 0;
 }
 
-static int int_arg(const char *opt, const char *v, int64_t *out) {
-  uint64_t u;
-  if (parse_u64(v, &u) || u > INT64_MAX) {
-    fprintf(stderr, "sluice serve: %s needs a whole number, not \"%s\"\n", opt, v ? v : "");
-    return -1;
+static const opt listen_options[] = {
+    {"listen", 0, "ADDR:PORT", OPT_STRING, OPT_AT(serve_args, listen, const char *),
+     .help = "where to listen (default 127.0.0.1:0; port 0 picks a free port); the first "
+             "line on stdout is \"listening on URL\""},
+    {0}};
+
+static const opt server_options[] = {
+    {.kind = OPT_SECTION, .help = "Timing (a recording's own pace when it has one)"},
+    {"ttft", 0, "MS", OPT_MILLIS, OPT_AT(server, ttft, double),
+     .help = "before the first piece, when not recorded (default 0)"},
+    {"gap", 0, "MS", OPT_MILLIS, OPT_AT(server, gap, double),
+     .help = "between pieces, when not recorded (default 0)"},
+    {"speed", 0, "X", OPT_NUMBER, OPT_AT(server, speed, double),
+     .help = "divides every wait (2: twice as fast; 0: no waits)"},
+    {"rechunk", 0, "HOW", OPT_CALL, 0, .fn = rechunk_arg,
+     .help = "writes of this shape instead of the recorded pieces: bytes (one byte each), N "
+             "(N bytes), random:SEED (1 to 64)"},
+    {.kind = OPT_SECTION, .help = "Faults (byte counts are of the body, before --gzip)"},
+    {"cut-after", 0, "N", OPT_I64, OPT_AT(server, cut_after, int64_t),
+     .help = "end the response cleanly after N bytes"},
+    {"drop-after", 0, "N", OPT_I64, OPT_AT(server, drop_after, int64_t),
+     .help = "reset the connection after N bytes"},
+    {"stall-after", 0, "N", OPT_I64, OPT_AT(server, stall_after, int64_t),
+     .help = "stop sending after N bytes, keeping the connection open"},
+    {"stall-for", 0, "S", OPT_NUMBER, OPT_AT(server, stall_for, double),
+     .help = "how long a stall lasts before the connection is reset (default 30)"},
+    {"error-after", 0, "N", OPT_I64, OPT_AT(server, error_after, int64_t),
+     .help = "at the first event boundary past N bytes, send the provider's in-stream error "
+             "event and end"},
+    {"status", 0, "CODE", OPT_INT, OPT_AT(server, status, int), .min = 400, .max = 599,
+     .help = "answer CODE (an error status) with the provider's JSON error body"},
+    {"gzip", 0, NULL, OPT_FLAG, OPT_AT(server, gzip, int),
+     .help = "Content-Encoding: gzip, each piece flushed"},
+    {0}};
+
+static const opt ending_options[] = {
+    {.kind = OPT_SECTION, .help = "Ending (network tests must end by themselves)"},
+    {"max-requests", 0, "N", OPT_U64, OPT_AT(serve_args, max_requests, uint64_t),
+     .help = "stop after N requests to a provider endpoint"},
+    {"deadline", 0, "S", OPT_NUMBER, OPT_AT(serve_args, deadline, double),
+     .help = "stop after S seconds"},
+    {"log-size", 0, "N", OPT_U64, OPT_AT(serve_args, log_size, uint64_t), .min = 1,
+     .help = "requests kept for /_sluice/log (default 256)"},
+    {0}};
+
+static const opt_cmd serve_cmd = {
+    .name = "serve",
+    .synopsis = "CAPTURE... [options]",
+    .intro =
+        "Serves recorded provider streams over HTTP/1.1 (chunked), at the streaming\n"
+        "endpoint of each capture's provider: POST /v1/chat/completions,\n"
+        "/v1/completions, /v1/responses, /v1/messages, /api/chat, /api/generate,\n"
+        "/completion, and /v1beta/models/MODEL:streamGenerateContent?alt=sse. A request\n"
+        "picks a capture by the header X-Sluice-Capture: NAME, else by the \"model\" it\n"
+        "asks for, else in turn. GET /_sluice/log lists the requests received (secrets\n"
+        "redacted).\n",
+    .tables = {listen_options, server_options, ending_options},
+    .operands = "CAPTURE...",
+    .min_operands = 1,
+};
+
+/* ---------------- the command ---------------- */
+
+static void free_captures(server *sv) {
+  for (size_t i = 0; i < sv->ncaps; i++) capture_free(&sv->caps[i]);
+  free(sv->caps);
+}
+
+/* Every capture named, loaded once. -1 after a message. */
+static int load_captures(server *sv, const strlist *paths) {
+  sv->caps = xcalloc(paths->n, sizeof *sv->caps);
+  for (size_t i = 0; i < paths->n; i++) {
+    tbuf err = {0};
+    if (capture_load(&sv->caps[i], paths->v[i], 0, &err)) {
+      fprintf(stderr, "sluice serve: %s\n", err.p);
+      tbuf_free(&err);
+      capture_free(&sv->caps[i]);
+      free_captures(sv);
+      return -1;
+    }
+    sv->ncaps++;
+    if (sv->caps[i].family == FAM_UNKNOWN)
+      fprintf(stderr, "sluice serve: %s: the provider could not be told from the content; it "
+                      "is served only to requests that name it (X-Sluice-Capture)\n",
+              paths->v[i]);
   }
-  *out = (int64_t)u;
   return 0;
+}
+
+/* The options and the captures. -1 to go on, else the exit status. */
+static int setup(server *sv, serve_args *a, struct sockaddr_in *addr, int argc, char **argv) {
+  memset(sv, 0, sizeof *sv);
+  sv->speed = 1;
+  sv->stall_for = 30;
+  sv->cut_after = sv->drop_after = sv->stall_after = sv->error_after = -1;
+  memset(a, 0, sizeof *a);
+  a->listen = "127.0.0.1:0";
+  a->log_size = 256;
+  strlist paths = {0};
+  void *bases[] = {a, sv, a};
+  int rc = opt_parse(&serve_cmd, bases, argc, argv, &paths);
+  if (rc < 0 && http_parse_listen(a->listen, addr))
+    rc = opt_error(&serve_cmd, "--listen", "must be ADDRESS:PORT, like 127.0.0.1:0");
+  if (rc < 0 && load_captures(sv, &paths)) rc = 2;
+  strlist_free(&paths);
+  return rc;
+}
+
+static struct MHD_Daemon *start_daemon(server *sv, const struct sockaddr_in *addr) {
+  return MHD_start_daemon(
+      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+      NULL, NULL, handler, sv, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
+      completed, sv, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+}
+
+/* The captures served, on stderr. */
+static void list_captures(const server *sv) {
+  for (size_t i = 0; i < sv->ncaps; i++)
+    fprintf(stderr, "sluice serve: %s (%s, %zu pieces%s%s%s)\n", sv->caps[i].name,
+            cap_family_name(sv->caps[i].family), sv->caps[i].npieces,
+            sv->caps[i].timed ? ", recorded pace" : "", sv->caps[i].model ? ", model " : "",
+            sv->caps[i].model ? sv->caps[i].model : "");
 }
 
 int cmd_serve(int argc, char **argv) {
-  if (wants_help(argc, argv)) {
-    fputs(serve_usage, stdout);
-    return 0;
-  }
   server sv;
-  memset(&sv, 0, sizeof sv);
-  sv.speed = 1;
-  sv.stall_for = 30;
-  sv.cut_after = sv.drop_after = sv.stall_after = sv.error_after = -1;
-  const char *listen = "127.0.0.1:0";
-  const char **paths = xcalloc((size_t)argc, sizeof *paths);
-  size_t npaths = 0;
-  uint64_t max_requests = 0, log_size = 256;
-  double deadline = 0;
-  int bad = 0;
-  for (int i = 1; i < argc && !bad; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (a[0] != '-') {
-      paths[npaths++] = a;
-      continue;
-    }
-    if (strcmp(a, "--gzip") == 0) {
-      sv.gzip = 1;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "sluice serve: %s needs a value (see --help)\n", a);
-      bad = 1;
-      break;
-    }
-    i++;
-    if (strcmp(a, "--listen") == 0) listen = v;
-    else if (strcmp(a, "--ttft") == 0) bad = ms_arg(a, v, &sv.ttft);
-    else if (strcmp(a, "--gap") == 0) bad = ms_arg(a, v, &sv.gap);
-    else if (strcmp(a, "--speed") == 0 || strcmp(a, "--stall-for") == 0 ||
-             strcmp(a, "--deadline") == 0) {
-      char *end;
-      double d = strtod(v, &end);
-      if (*end || !(d >= 0) || isinf(d)) {
-        fprintf(stderr, "sluice serve: %s needs a number, not \"%s\"\n", a, v);
-        bad = 1;
-      } else if (a[2] == 's' && a[3] == 'p') sv.speed = d;
-      else if (a[2] == 's') sv.stall_for = d;
-      else deadline = d;
-    } else if (strcmp(a, "--rechunk") == 0) {
-      uint64_t u;
-      if (strcmp(v, "bytes") == 0) sv.rechunk = RC_BYTES;
-      else if (strncmp(v, "random:", 7) == 0 && !parse_u64(v + 7, &sv.seed)) sv.rechunk = RC_RANDOM;
-      else if (!parse_u64(v, &u) && u > 0) {
-        sv.rechunk = RC_SIZE;
-        sv.rechunk_n = (size_t)u;
-      } else {
-        fprintf(stderr, "sluice serve: --rechunk must be bytes, N or random:SEED\n");
-        bad = 1;
-      }
-    } else if (strcmp(a, "--cut-after") == 0) bad = int_arg(a, v, &sv.cut_after);
-    else if (strcmp(a, "--drop-after") == 0) bad = int_arg(a, v, &sv.drop_after);
-    else if (strcmp(a, "--stall-after") == 0) bad = int_arg(a, v, &sv.stall_after);
-    else if (strcmp(a, "--error-after") == 0) bad = int_arg(a, v, &sv.error_after);
-    else if (strcmp(a, "--status") == 0) {
-      int64_t st = 0;
-      bad = int_arg(a, v, &st);
-      if (!bad && (st < 400 || st > 599)) {
-        fprintf(stderr, "sluice serve: --status must be an error status, 400 to 599\n");
-        bad = 1;
-      }
-      sv.status = (int)st;
-    } else if (strcmp(a, "--max-requests") == 0) bad = parse_u64(v, &max_requests);
-    else if (strcmp(a, "--log-size") == 0) bad = parse_u64(v, &log_size) || log_size == 0;
-    else {
-      fprintf(stderr, "sluice serve: unknown option \"%s\" (see --help)\n", a);
-      bad = 1;
-    }
-  }
+  serve_args a;
   struct sockaddr_in addr;
-  if (!bad && http_parse_listen(listen, &addr)) {
-    fprintf(stderr, "sluice serve: --listen must be ADDRESS:PORT, like 127.0.0.1:0\n");
-    bad = 1;
-  }
-  if (!bad && npaths == 0) {
-    fprintf(stderr, "sluice serve: give at least one capture (see --help)\n");
-    bad = 1;
-  }
-  if (bad) {
-    free(paths);
-    return 2;
-  }
-  sv.caps = xcalloc(npaths, sizeof *sv.caps);
-  for (size_t i = 0; i < npaths; i++) {
-    tbuf err = {0};
-    if (capture_load(&sv.caps[i], paths[i], 0, &err)) {
-      fprintf(stderr, "sluice serve: %s\n", err.p);
-      tbuf_free(&err);
-      for (size_t k = 0; k <= i; k++) capture_free(&sv.caps[k]);
-      free(sv.caps);
-      free(paths);
-      return 2;
-    }
-    sv.ncaps++;
-    if (sv.caps[i].family == FAM_UNKNOWN)
-      fprintf(stderr, "sluice serve: %s: the provider could not be told from the content; it "
-                      "is served only to requests that name it (X-Sluice-Capture)\n",
-              paths[i]);
-  }
-  free(paths);
-  http_log_init(&sv.log, (size_t)log_size);
-  signal(SIGPIPE, SIG_IGN);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  struct MHD_Daemon *d = MHD_start_daemon(
-      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
-      NULL, NULL, handler, &sv, MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_NOTIFY_COMPLETED,
-      completed, &sv, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+  int rc = setup(&sv, &a, &addr, argc, argv);
+  if (rc >= 0) return rc;
+  http_log_init(&sv.log, (size_t)a.log_size);
+  http_catch_signals();
+  struct MHD_Daemon *d = start_daemon(&sv, &addr);
   if (!d) {
-    fprintf(stderr, "sluice serve: cannot listen on %s: %s\n", listen, strerror(errno));
-    for (size_t i = 0; i < sv.ncaps; i++) capture_free(&sv.caps[i]);
-    free(sv.caps);
+    fprintf(stderr, "sluice serve: cannot listen on %s: %s\n", a.listen, strerror(errno));
+    free_captures(&sv);
     http_log_free(&sv.log);
     return 2;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-  char host[64];
-  inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
-  printf("listening on http://%s:%u\n", host, di ? di->port : ntohs(addr.sin_port));
-  for (size_t i = 0; i < sv.ncaps; i++)
-    fprintf(stderr, "sluice serve: %s (%s, %zu pieces%s%s%s)\n", sv.caps[i].name,
-            cap_family_name(sv.caps[i].family), sv.caps[i].npieces,
-            sv.caps[i].timed ? ", recorded pace" : "", sv.caps[i].model ? ", model " : "",
-            sv.caps[i].model ? sv.caps[i].model : "");
-  int rc = fflush_checked("serve", stdout) ? 1 : 0;
-  double end = deadline > 0 ? now_seconds() + deadline : 0;
-  while (!rc && !atomic_load(&signalled) && (!max_requests || atomic_load(&sv.done) < max_requests) &&
-         (!end || now_seconds() < end)) {
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
+  list_captures(&sv);
+  rc = http_serve_until(d, &addr, "serve", &sv.done, a.max_requests, a.deadline);
   atomic_store(&sv.stop, 1);
   MHD_stop_daemon(d);
   fprintf(stderr, "sluice serve: %lu requests answered\n", (unsigned long)atomic_load(&sv.done));
-  for (size_t i = 0; i < sv.ncaps; i++) capture_free(&sv.caps[i]);
-  free(sv.caps);
+  free_captures(&sv);
   http_log_free(&sv.log);
   return rc;
 }

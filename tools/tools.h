@@ -21,8 +21,10 @@
 #include "common/capture.h"
 #include "common/check.h"
 #include "common/chunking.h"
+#include "common/datadir.h"
 #include "common/driver.h"
 #include "common/jsonw.h"
+#include "common/opt.h"
 #include "common/proto.h"
 #include "common/reference.h"
 #include "common/runargs.h"
@@ -31,7 +33,8 @@
 #include "common/util.h"
 #include "sluice_kit.h"
 
-/* Subcommands (one file each). Each returns the process exit status. */
+/* Subcommands (one file each): argv[0] is the command's name. Each
+ * returns the process exit status. */
 int cmd_proto(int argc, char **argv);
 int cmd_conform(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
@@ -44,7 +47,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 
-/* Benchmarks (bench/). */
+/* Benchmarks (bench/): argv[0] is the benchmark's name. */
 int bench_clean(int argc, char **argv);
 int bench_json(int argc, char **argv);
 int bench_sse(int argc, char **argv);

@@ -358,51 +358,51 @@ int tstrs_diff(const tstrs *e, const tstrs *a, const char *name, tbuf *out,
   return 1;
 }
 
-int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *out,
-                const char *indent) {
-  size_t max = o && o->show_bytes ? o->show_bytes : 200;
+/* One answer is an error and the other is not. */
+static void diff_ok(const answer *exp, const answer *act, tbuf *out, const char *indent) {
+  tbuf es = {0}, as = {0};
+  if (exp->ok) {
+    tbuf_xprintf(&as, "an error: %s (%s", act->code ? act->code : "?",
+                 act->message ? act->message : "");
+    if (act->has_offset) tbuf_xprintf(&as, ", offset %lld", (long long)act->offset);
+    tbuf_xadds(&as, ")");
+    line_pair(out, indent, "ok", "true", as.p);
+  } else {
+    tbuf_xprintf(&es, "an error: %s", exp->code);
+    if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
+    line_pair(out, indent, "ok", es.p, "true (no error)");
+  }
+  tbuf_free(&es);
+  tbuf_free(&as);
+}
+
+/* Both are errors: their codes (and offsets, with o->offsets). */
+static int diff_error(const answer *exp, const answer *act, const diff_opts *o, tbuf *out,
+                      const char *indent) {
+  int ignore = o && o->ignore_codes;
+  int code_differs = !ignore && strcmp(exp->code, act->code ? act->code : "") != 0;
+  int off_differs = !ignore && o && o->offsets && exp->has_offset &&
+                    (!act->has_offset || act->offset != exp->offset);
+  if (!code_differs && !off_differs) return 0;
+  if (out) {
+    tbuf es = {0}, as = {0};
+    tbuf_xprintf(&es, "%s", exp->code);
+    if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
+    tbuf_xprintf(&as, "%s", act->code ? act->code : "");
+    if (act->has_offset) tbuf_xprintf(&as, " at offset %lld", (long long)act->offset);
+    if (act->message && *act->message) tbuf_xprintf(&as, " (%s)", act->message);
+    line_pair(out, indent, "error", es.p, as.p);
+    tbuf_free(&es);
+    tbuf_free(&as);
+  }
+  return 1;
+}
+
+/* The channels in `fields`, each present and equal. */
+static int diff_channels(const answer *exp, const answer *act, unsigned fields, size_t max,
+                         tbuf *out, const char *indent) {
   int nd = 0;
   tbuf es = {0}, as = {0};
-  if (act->problem) {
-    nd++;
-    if (out) tbuf_xprintf(out, "%smalformed answer: %s\n", indent, act->problem);
-  }
-  if (exp->ok != act->ok) {
-    nd++;
-    if (out) {
-      if (exp->ok) {
-        tbuf_xprintf(&as, "an error: %s (%s", act->code ? act->code : "?",
-                     act->message ? act->message : "");
-        if (act->has_offset) tbuf_xprintf(&as, ", offset %lld", (long long)act->offset);
-        tbuf_xadds(&as, ")");
-        line_pair(out, indent, "ok", "true", as.p);
-      } else {
-        tbuf_xprintf(&es, "an error: %s", exp->code);
-        if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
-        line_pair(out, indent, "ok", es.p, "true (no error)");
-      }
-    }
-    goto done;
-  }
-  if (!exp->ok) {
-    int ignore = o && o->ignore_codes;
-    int code_differs = !ignore && strcmp(exp->code, act->code ? act->code : "") != 0;
-    int off_differs = !ignore && o && o->offsets && exp->has_offset &&
-                      (!act->has_offset || act->offset != exp->offset);
-    if (code_differs || off_differs) {
-      nd++;
-      if (out) {
-        tbuf_xprintf(&es, "%s", exp->code);
-        if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
-        tbuf_xprintf(&as, "%s", act->code ? act->code : "");
-        if (act->has_offset) tbuf_xprintf(&as, " at offset %lld", (long long)act->offset);
-        if (act->message && *act->message) tbuf_xprintf(&as, " (%s)", act->message);
-        line_pair(out, indent, "error", es.p, as.p);
-      }
-    }
-    goto done;
-  }
-  unsigned fields = o && o->fields ? o->fields : ~0u;
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
     const tbytes *e = &exp->chan[c], *a = &act->chan[c];
     if (!(fields & (1u << c))) continue;
@@ -429,15 +429,38 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
                      e->n, a->n, k);
     }
   }
+  tbuf_free(&es);
+  tbuf_free(&as);
+  return nd;
+}
+
+int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *out,
+                const char *indent) {
+  size_t max = o && o->show_bytes ? o->show_bytes : 200;
+  int nd = 0;
+  if (act->problem) {
+    nd++;
+    if (out) tbuf_xprintf(out, "%smalformed answer: %s\n", indent, act->problem);
+  }
+  if (exp->ok != act->ok) {
+    if (out) diff_ok(exp, act, out, indent);
+    return nd + 1;
+  }
+  if (!exp->ok) return nd + diff_error(exp, act, o, out, indent);
+  unsigned fields = o && o->fields ? o->fields : ~0u;
+  nd += diff_channels(exp, act, fields, max, out, indent);
   if (fields & ANS_EVENTS) nd += tstrs_diff(&exp->events, &act->events, "events", out, indent);
   if (o && o->snapshots) nd += tstrs_diff(&exp->snapshots, &act->snapshots, "snapshots", out, indent);
   if ((fields & ANS_VALUE) && (exp->value || act->value) &&
       (!exp->value || !act->value || strcmp(exp->value, act->value) != 0)) {
     nd++;
     if (out) {
+      tbuf es = {0}, as = {0};
       show(&es, exp->value ? exp->value : "(none)", exp->value ? strlen(exp->value) : 6, max);
       show(&as, act->value ? act->value : "(none)", act->value ? strlen(act->value) : 6, max);
       line_pair(out, indent, "value", es.p, as.p);
+      tbuf_free(&es);
+      tbuf_free(&as);
     }
   }
   if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
@@ -448,8 +471,5 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
       line_pair(out, indent, "truncated", names[exp->truncated + 1], names[act->truncated + 1]);
     }
   }
-done:
-  tbuf_free(&es);
-  tbuf_free(&as);
   return nd;
 }

@@ -232,7 +232,9 @@ static int gunzip_pieces(builder *b, tbuf *err) {
   return rc;
 }
 
-static int load_recorded(builder *b, lines *l, tbuf *err) {
+/* A recording's header line: the response's status and headers, the
+ * family, and whether the pieces are timed (*timed). 0, or -1 after fail(). */
+static int recorded_header(builder *b, lines *l, tbuf *err, int *timed) {
   capture *c = b->c;
   char *line;
   ssize_t n = next_line(l, &line);
@@ -257,8 +259,18 @@ static int load_recorded(builder *b, lines *l, tbuf *err) {
   json_t *fam = json_object_get(h, "family");
   if (json_is_string(fam)) c->family = cap_family_from_name(json_string_value(fam));
   /* Imported recordings carry no times ("timed": false). */
-  int timed = !json_is_false(json_object_get(h, "timed"));
+  *timed = !json_is_false(json_object_get(h, "timed"));
   json_decref(h);
+  return 0;
+}
+
+/* A recording's pieces, each {"t": seconds, "data": text}, to its end.
+ * 0, or -1 after fail(). */
+static int recorded_pieces(builder *b, lines *l, tbuf *err) {
+  capture *c = b->c;
+  char *line;
+  ssize_t n;
+  json_error_t jerr;
   int ended = 0;
   while ((n = next_line(l, &line)) >= 0) {
     if (n == 0) continue;
@@ -289,6 +301,13 @@ static int load_recorded(builder *b, lines *l, tbuf *err) {
     }
   }
   (void)ended;
+  return 0;
+}
+
+static int load_recorded(builder *b, lines *l, tbuf *err) {
+  capture *c = b->c;
+  int timed;
+  if (recorded_header(b, l, err, &timed) || recorded_pieces(b, l, err)) return -1;
   c->timed = timed;
   const char *enc;
   if (header_value(c, "Content-Encoding", &enc) && strstr(enc, "gzip") && gunzip_pieces(b, err))

@@ -489,133 +489,174 @@ static int judge_later(cctx *x, const chunking *k, answer *a, later *l) {
 
 static int judge(cctx *x, const chunking *k, answer *a) { return judge_later(x, k, a, NULL); }
 
-static void run_batch_mode(cctx *x, split_mode m) {
-  target *t = x->t;
+/* A batch mode's requests: a ring of `win` in flight from `head`. */
+typedef struct batch {
+  cctx *x;
+  split_mode m;
   split_iter it;
-  split_begin(&it, m, x->c->input.n, &x->o->sp, sluice_hash_str(x->c->id),
+  flight *fl;
+  size_t win, head, count;
+  int more, mode_failed;
+  later pending;
+  int64_t skipped[64]; /* requests given up as unanswered, for a late answer */
+  size_t nskipped;
+  chunking k;
+} batch;
+
+static void batch_begin(batch *b, cctx *x, split_mode m) {
+  memset(b, 0, sizeof *b);
+  b->x = x;
+  b->m = m;
+  split_begin(&b->it, m, x->c->input.n, &x->o->sp, sluice_hash_str(x->c->id),
               x->c->has_recorded ? &x->c->recorded : NULL);
-  size_t win = x->o->window ? x->o->window : 1;
-  if (!t->cmd) win = 1; /* in process: answered at once */
-  flight *fl = xcalloc(win, sizeof *fl);
-  size_t head = 0, count = 0; /* a ring of requests in flight */
-  int more = 1, mode_failed = 0;
-  later pending = {0};
-  int64_t skipped[64] = {0}; /* requests given up as unanswered, for a late answer */
-  size_t nskipped = 0;
-  chunking k = {0};
-  while (!x->aborted) {
-    while (more && !mode_failed && count < win) {
-      if (!split_next(&it, &k)) {
-        more = 0;
-        break;
-      }
-      if (x->o->deadline && now_seconds() > x->o->deadline) {
-        x->aborted = 1;
-        break;
-      }
-      flight *f = &fl[(head + count) % win];
-      f->id = t->next_id++;
-      chunking_copy(&f->k, &k);
-      size_t len;
-      char *req = request_line(x->c, &k, f->id, 0, &len);
-      target_send(t, req, len);
-      free(req);
-      count++;
-      x->r->modes[m].chunkings++;
-      x->r->chunkings++;
-      if (t->setup_error) x->aborted = 1;
+  b->win = x->o->window ? x->o->window : 1;
+  if (!x->t->cmd) b->win = 1; /* in process: answered at once */
+  b->fl = xcalloc(b->win, sizeof *b->fl);
+  b->more = 1;
+}
+
+/* Sends the next chunkings until the window is full. */
+static void batch_fill(batch *b) {
+  cctx *x = b->x;
+  target *t = x->t;
+  while (b->more && !b->mode_failed && b->count < b->win) {
+    if (!split_next(&b->it, &b->k)) {
+      b->more = 0;
+      break;
     }
-    if (count == 0 || x->aborted) break;
-    char *line;
-    size_t n;
-    enum impl_event ev = target_next(t, &line, &n);
-    if (ev != IMPL_LINE) {
-      /* Blame the oldest request without an answer; send the rest again
-       * to a fresh process. */
-      flight *f = &fl[head];
-      answer a;
-      broken(x, ev, &a);
-      if (!x->aborted) mode_failed |= judge_later(x, &f->k, &a, &pending);
-      answer_free(&a);
-      head = (head + 1) % win;
-      count--;
-      for (size_t i = 0; i < count && !x->aborted; i++) {
-        flight *g = &fl[(head + i) % win];
-        size_t len;
-        char *req = request_line(x->c, &g->k, g->id, 0, &len);
-        target_send(t, req, len);
-        free(req);
-      }
-      continue;
+    if (x->o->deadline && now_seconds() > x->o->deadline) {
+      x->aborted = 1;
+      break;
     }
-    if (count && !x->aborted) {
-      int64_t held;
-      if (fast_equal(x, line, n, fl[head].id, &held)) {
-        if (held > x->r->max_held) x->r->max_held = held;
-        head = (head + 1) % win;
-        count--;
-        continue;
-      }
-    }
-    int64_t id;
-    json_t *o = answer_object(x, line, n, &id);
-    if (!o) continue;
-    size_t at = count;
-    for (size_t i = 0; i < count; i++)
-      if (fl[(head + i) % win].id == id) at = i;
-    if (at == count) {
-      char what[200];
-      int late = 0;
-      for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++) late |= skipped[i] == id;
-      if (late)
-        snprintf(what, sizeof what, "a late answer for request %lld (answers must come in "
-                 "request order)", (long long)id);
-      else
-        id_problem(what, sizeof what, id, fl[head].id);
-      framing_failure(x, what, line, n);
-      json_decref(o);
-      continue;
-    }
-    /* Answers come in request order: the requests before this one will not
-     * be answered any more. Each is its own failure. */
-    for (size_t i = 0; i < at; i++) {
-      char what[240];
-      snprintf(what, sizeof what,
-               "the answer to request %lld came before the answer to request %lld (answers "
-               "must come in request order; request %lld counts as unanswered)",
-               (long long)id, (long long)fl[head].id, (long long)fl[head].id);
-      framing_failure(x, what, line, n);
-      skipped[nskipped++ % (sizeof skipped / sizeof skipped[0])] = fl[head].id;
-      head = (head + 1) % win;
-      count--;
-    }
-    flight *f = &fl[head];
-    answer a;
-    answer_from_json(&a, o);
-    json_decref(o);
-    int differs = judge_later(x, &f->k, &a, &pending);
-    if (!differs && at == 0) remember_good(x, line, n);
-    mode_failed |= differs;
-    answer_free(&a);
-    head = (head + 1) % win;
-    count--;
+    flight *f = &b->fl[(b->head + b->count) % b->win];
+    f->id = t->next_id++;
+    chunking_copy(&f->k, &b->k);
+    size_t len;
+    char *req = request_line(x->c, &b->k, f->id, 0, &len);
+    target_send(t, req, len);
+    free(req);
+    b->count++;
+    x->r->modes[b->m].chunkings++;
+    x->r->chunkings++;
+    if (t->setup_error) x->aborted = 1;
   }
-  for (size_t i = 0; i < win; i++) chunking_free(&fl[i].k);
-  free(fl);
-  chunking_free(&k);
-  if (count && t->cmd && t->running) {
+}
+
+/* No line but a crash, a timeout or an end: the oldest request without an
+ * answer is blamed, and the rest sent again to a fresh process. */
+static void batch_broken(batch *b, enum impl_event ev) {
+  cctx *x = b->x;
+  flight *f = &b->fl[b->head];
+  answer a;
+  broken(x, ev, &a);
+  if (!x->aborted) b->mode_failed |= judge_later(x, &f->k, &a, &b->pending);
+  answer_free(&a);
+  b->head = (b->head + 1) % b->win;
+  b->count--;
+  for (size_t i = 0; i < b->count && !x->aborted; i++) {
+    flight *g = &b->fl[(b->head + i) % b->win];
+    size_t len;
+    char *req = request_line(x->c, &g->k, g->id, 0, &len);
+    target_send(x->t, req, len);
+    free(req);
+  }
+}
+
+/* An answer to no request in flight: late, or a wrong id. */
+static void batch_stray(batch *b, int64_t id, const char *line, size_t n) {
+  char what[200];
+  int late = 0;
+  for (size_t i = 0; i < sizeof b->skipped / sizeof b->skipped[0]; i++) late |= b->skipped[i] == id;
+  if (late)
+    snprintf(what, sizeof what, "a late answer for request %lld (answers must come in "
+             "request order)", (long long)id);
+  else
+    id_problem(what, sizeof what, id, b->fl[b->head].id);
+  framing_failure(b->x, what, line, n);
+}
+
+/* An answer line: matched with its request in flight and judged. */
+static void batch_answer(batch *b, const char *line, size_t n) {
+  cctx *x = b->x;
+  if (b->count && !x->aborted) {
+    int64_t held;
+    if (fast_equal(x, line, n, b->fl[b->head].id, &held)) {
+      if (held > x->r->max_held) x->r->max_held = held;
+      b->head = (b->head + 1) % b->win;
+      b->count--;
+      return;
+    }
+  }
+  int64_t id;
+  json_t *o = answer_object(x, line, n, &id);
+  if (!o) return;
+  size_t at = b->count;
+  for (size_t i = 0; i < b->count; i++)
+    if (b->fl[(b->head + i) % b->win].id == id) at = i;
+  if (at == b->count) {
+    batch_stray(b, id, line, n);
+    json_decref(o);
+    return;
+  }
+  /* Answers come in request order: the requests before this one will not
+   * be answered any more. Each is its own failure. */
+  for (size_t i = 0; i < at; i++) {
+    char what[240];
+    snprintf(what, sizeof what,
+             "the answer to request %lld came before the answer to request %lld (answers "
+             "must come in request order; request %lld counts as unanswered)",
+             (long long)id, (long long)b->fl[b->head].id, (long long)b->fl[b->head].id);
+    framing_failure(x, what, line, n);
+    b->skipped[b->nskipped++ % (sizeof b->skipped / sizeof b->skipped[0])] = b->fl[b->head].id;
+    b->head = (b->head + 1) % b->win;
+    b->count--;
+  }
+  flight *f = &b->fl[b->head];
+  answer a;
+  answer_from_json(&a, o);
+  json_decref(o);
+  int differs = judge_later(x, &f->k, &a, &b->pending);
+  if (!differs && at == 0) remember_good(x, line, n);
+  b->mode_failed |= differs;
+  answer_free(&a);
+  b->head = (b->head + 1) % b->win;
+  b->count--;
+}
+
+static void batch_end(batch *b) {
+  cctx *x = b->x;
+  target *t = x->t;
+  for (size_t i = 0; i < b->win; i++) chunking_free(&b->fl[i].k);
+  free(b->fl);
+  chunking_free(&b->k);
+  if (b->count && t->cmd && t->running) {
     /* Requests left unanswered (an aborted run): a fresh process is simpler
      * than matching the stragglers. */
     impl_stop(&t->im);
     t->running = 0;
   }
-  if (pending.set) {
+  if (b->pending.set) {
     /* Nothing is in flight now: the first failure can be minimized. */
-    x->r->modes[m].failed = 0;
-    answer_failure(x, &pending.k, &pending.a);
-    answer_free(&pending.a);
-    chunking_free(&pending.k);
+    x->r->modes[b->m].failed = 0;
+    answer_failure(x, &b->pending.k, &b->pending.a);
+    answer_free(&b->pending.a);
+    chunking_free(&b->pending.k);
   }
+}
+
+static void run_batch_mode(cctx *x, split_mode m) {
+  batch b;
+  batch_begin(&b, x, m);
+  while (!x->aborted) {
+    batch_fill(&b);
+    if (b.count == 0 || x->aborted) break;
+    char *line;
+    size_t n;
+    enum impl_event ev = target_next(x->t, &line, &n);
+    if (ev != IMPL_LINE) batch_broken(&b, ev);
+    else batch_answer(&b, line, n);
+  }
+  batch_end(&b);
 }
 
 /* ---------------- streaming sessions ---------------- */
@@ -692,158 +733,198 @@ static void lockstep_delta(refrun *rr, answer *d) {
   tbuf_free(&b);
 }
 
-static void run_session(cctx *x, const chunking *k) {
+/* A streaming session: the implementation's answers feed by feed, and the
+ * library fed the same chunks beside it. */
+typedef struct session {
+  int64_t id;
+  refrun rr;
+  answer acc;   /* the implementation's answer so far */
+  side im, ref; /* what each released */
+  tbuf lat;     /* the first feed where the release differs */
+  size_t fed;
+  int64_t max_held;
+  int ended;
+} session;
+
+/* Sends the session's request and opens the library beside it. -1 when
+ * the run is aborted. */
+static int session_open(cctx *x, const chunking *k, session *s) {
   target *t = x->t;
   const tcase *c = x->c;
-  int64_t id = t->next_id++;
+  memset(s, 0, sizeof *s);
+  s->id = t->next_id++;
   size_t len;
-  char *req = request_line(c, k, id, 1, &len);
+  char *req = request_line(c, k, s->id, 1, &len);
   target_send(t, req, len);
   free(req);
   x->r->modes[x->mode].chunkings++;
   x->r->chunkings++;
   if (t->setup_error) {
     x->aborted = 1;
-    return;
+    return -1;
   }
-  refrun rr;
-  refrun_open(&rr, t->lockstep, c->filter, c->options, strlen(c->options));
-  answer acc;
-  answer_init(&acc);
-  acc.ok = 1;
-  acc.chan_present = (1u << SLUICE_CHANNEL_COUNT) - 1;
-  for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) acc.chan[ch].p = xstrdup("");
-  side im, ref;
-  memset(&im, 0, sizeof im);
-  memset(&ref, 0, sizeof ref);
-  tbuf lat = {0}; /* the first feed where the release differs */
-  size_t fed = 0;
-  int64_t max_held = 0;
-  int ended = 0;
-  for (size_t i = 0; i <= k->n && !ended && !x->aborted; i++) {
-    int finishing = i == k->n;
-    char *line;
-    size_t n;
-    enum impl_event ev = target_next(t, &line, &n);
-    if (ev != IMPL_LINE) {
-      answer a;
-      broken(x, ev, &a);
-      if (!x->aborted) {
-        tbuf_xprintf(&x->r->report, "(in the streaming session, at feed %zu of %zu)\n", i, k->n);
-        judge(x, k, &a);
-      }
-      answer_free(&a);
-      refrun_close(&rr);
-      answer_free(&acc);
-      tbuf_free(&lat);
-      return;
+  refrun_open(&s->rr, t->lockstep, c->filter, c->options, strlen(c->options));
+  answer_init(&s->acc);
+  s->acc.ok = 1;
+  s->acc.chan_present = (1u << SLUICE_CHANNEL_COUNT) - 1;
+  for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) s->acc.chan[ch].p = xstrdup("");
+  return 0;
+}
+
+/* The session's line for feed i (k->n: the finish) into *d. 1: read; 0:
+ * not an answer to this session (reported; the line is still awaited);
+ * -1: the run is aborted; -2: the implementation broke (judged). */
+static int session_read(cctx *x, const chunking *k, const session *s, size_t i, answer *d) {
+  int finishing = i == k->n;
+  char *line;
+  size_t n;
+  enum impl_event ev = target_next(x->t, &line, &n);
+  if (ev != IMPL_LINE) {
+    answer a;
+    broken(x, ev, &a);
+    if (!x->aborted) {
+      tbuf_xprintf(&x->r->report, "(in the streaming session, at feed %zu of %zu)\n", i, k->n);
+      judge(x, k, &a);
     }
-    if (x->aborted) break;
-    int64_t got;
-    json_t *o = answer_object(x, line, n, &got);
-    if (o && got != id) {
-      char what[200];
-      id_problem(what, sizeof what, got, id);
-      framing_failure(x, what, line, n);
-      json_decref(o);
-      o = NULL;
+    answer_free(&a);
+    return -2;
+  }
+  if (x->aborted) return -1;
+  int64_t got;
+  json_t *o = answer_object(x, line, n, &got);
+  if (o && got != s->id) {
+    char what[200];
+    id_problem(what, sizeof what, got, s->id);
+    framing_failure(x, what, line, n);
+    json_decref(o);
+    o = NULL;
+  }
+  if (!o) return 0;
+  json_t *feed = json_object_get(o, "feed");
+  int feed_ok = finishing ? (json_is_string(feed) && strcmp(json_string_value(feed), "finish") == 0)
+                          : (json_is_integer(feed) && json_integer_value(feed) == (json_int_t)i);
+  answer_from_json(d, o);
+  if (!feed_ok && d->ok) {
+    char what[120];
+    snprintf(what, sizeof what, "a session line whose \"feed\" is not %s", "the next feed");
+    if (finishing) snprintf(what, sizeof what, "the session's last line must have \"feed\": \"finish\"");
+    else snprintf(what, sizeof what, "a session line with the wrong \"feed\" (expected %zu)", i);
+    framing_failure(x, what, line, n);
+  }
+  json_decref(o);
+  return 1;
+}
+
+/* Whether what was released after feed i differs from the library's
+ * release; the first difference is said in s->lat. */
+static void session_compare(session *s, const chunking *k, size_t i, const answer *d,
+                            const answer *rd) {
+  tbuf *lat = &s->lat;
+  /* Released so far, channel by channel: equal to the library's, but for
+   * a UTF-8 sequence it has not finished (a character-based
+   * implementation cannot release half a character). */
+  for (int ch = 0; ch < SLUICE_CHANNEL_COUNT && !lat->n; ch++) {
+    size_t a = s->im.cum[ch], b = s->ref.cum[ch];
+    size_t slack = sluice_utf8_tail(s->ref.tail[ch], b < 3 ? b : 3);
+    if (a == b || (a + slack == b && a <= b)) continue;
+    tbuf_xprintf(lat, "after feed %zu of %zu (%zu bytes fed), %s: released %zu bytes, "
+                      "the reference %zu: ",
+                 i + 1, k->n, s->fed, sluice_channel_name((sluice_channel)ch), a, b);
+    if (a < b)
+      tbuf_xprintf(lat, "the implementation holds back %zu bytes that no rule can still "
+                        "change",
+                   b - a);
+    else
+      tbuf_xprintf(lat, "the implementation released %zu bytes that a rule could still "
+                        "change",
+                   a - b);
+  }
+  if (!lat->n && s->im.events != s->ref.events)
+    tbuf_xprintf(lat, "after feed %zu of %zu (%zu bytes fed): %zu events so far, the "
+                      "reference %zu",
+                 i + 1, k->n, s->fed, s->im.events, s->ref.events);
+  if (!lat->n && tstrs_diff(&rd->snapshots, &d->snapshots, "snapshots", NULL, "")) {
+    tbuf_xprintf(lat, "after feed %zu of %zu (%zu bytes fed), the snapshots differ:\n", i + 1,
+                 k->n, s->fed);
+    tstrs_diff(&rd->snapshots, &d->snapshots, "snapshots", lat, "      ");
+  }
+}
+
+/* Feed i's answer d: the library fed the same chunk, the releases
+ * compared, d added to the session's answer (and freed). */
+static void session_step(cctx *x, const chunking *k, session *s, size_t i, answer *d) {
+  const tcase *c = x->c;
+  int finishing = i == k->n;
+  /* The library, fed the same chunk. */
+  if (finishing) refrun_finish(&s->rr);
+  else refrun_feed(&s->rr, c->input.p + s->fed, k->len[i]);
+  answer rd;
+  lockstep_delta(&s->rr, &rd);
+  if (!finishing) s->fed += k->len[i];
+  side_add(&s->im, d, finishing);
+  side_add(&s->ref, &rd, finishing);
+  /* Compared where the bytes fed so far end on a character boundary: an
+   * implementation that works on characters decides there, with the same
+   * information as the library (which works on bytes). */
+  int boundary = finishing || sluice_utf8_tail(c->input.p, s->fed) == 0;
+  if (!s->lat.n && d->ok && rd.ok && boundary) session_compare(s, k, i, d, &rd);
+  int64_t total = 0;
+  for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) total += (int64_t)s->im.cum[ch];
+  if ((int64_t)s->fed - total > s->max_held) s->max_held = (int64_t)s->fed - total;
+  if (!d->ok) s->ended = 1;
+  acc_add(&s->acc, d);
+  answer_free(d);
+  answer_free(&rd);
+}
+
+/* The session's output judged, then its latency. */
+static void session_verdict(cctx *x, const chunking *k, session *s) {
+  if (s->max_held > x->r->max_held) x->r->max_held = s->max_held;
+  int output_failed = judge(x, k, &s->acc);
+  tbuf *lat = &s->lat;
+  if (!output_failed && s->im.before_finish == 0 && s->ref.before_finish > 0) {
+    /* The whole diagnosis, rather than the first feed that shows it. */
+    lat->n = 0;
+    tbuf_xprintf(lat, "the implementation released nothing until finish, where the "
+                      "reference released %zu bytes and events along the way: it buffers "
+                      "the whole stream",
+                 s->ref.before_finish);
+  }
+  if (!output_failed && lat->n && x->o->latency != LAT_OFF) {
+    case_result *r = x->r;
+    while (lat->n && lat->p[lat->n - 1] == '\n') lat->p[--lat->n] = '\0';
+    if (!r->latency_report.n) {
+      tbuf_xprintf(&r->latency_report, "latency, split mode %s (%zu feeds): ",
+                   split_mode_names[x->mode], k->n);
+      tbuf_xadd(&r->latency_report, lat->p, lat->n);
+      tbuf_xadds(&r->latency_report, "\nchunking: ");
+      show_chunking(x, &r->latency_report, k);
+      tbuf_xprintf(&r->latency_report, "\nsource: %s\n", x->c->source);
     }
-    if (!o) {
+    r->modes[x->mode].latency = 1;
+    r->latency_failed = 1;
+  }
+}
+
+static void run_session(cctx *x, const chunking *k) {
+  session s;
+  if (session_open(x, k, &s)) return;
+  int broke = 0;
+  for (size_t i = 0; i <= k->n && !s.ended && !x->aborted; i++) {
+    answer d;
+    int got = session_read(x, k, &s, i, &d);
+    if (got == -2) broke = 1;
+    if (got < 0) break;
+    if (got == 0) {
       i--; /* the same feed's line is still awaited */
       continue;
     }
-    json_t *feed = json_object_get(o, "feed");
-    int feed_ok = finishing ? (json_is_string(feed) && strcmp(json_string_value(feed), "finish") == 0)
-                            : (json_is_integer(feed) && json_integer_value(feed) == (json_int_t)i);
-    answer d;
-    answer_from_json(&d, o);
-    if (!feed_ok && d.ok) {
-      char what[120];
-      snprintf(what, sizeof what, "a session line whose \"feed\" is not %s", "the next feed");
-      if (finishing) snprintf(what, sizeof what, "the session's last line must have \"feed\": \"finish\"");
-      else snprintf(what, sizeof what, "a session line with the wrong \"feed\" (expected %zu)", i);
-      framing_failure(x, what, line, n);
-    }
-    json_decref(o);
-    /* The library, fed the same chunk. */
-    if (finishing) refrun_finish(&rr);
-    else refrun_feed(&rr, c->input.p + fed, k->len[i]);
-    answer rd;
-    lockstep_delta(&rr, &rd);
-    if (!finishing) fed += k->len[i];
-    side_add(&im, &d, finishing);
-    side_add(&ref, &rd, finishing);
-    /* Compared where the bytes fed so far end on a character boundary: an
-     * implementation that works on characters decides there, with the same
-     * information as the library (which works on bytes). */
-    int boundary = finishing || sluice_utf8_tail(c->input.p, fed) == 0;
-    if (!lat.n && d.ok && rd.ok && boundary) {
-      /* Released so far, channel by channel: equal to the library's, but for
-       * a UTF-8 sequence it has not finished (a character-based
-       * implementation cannot release half a character). */
-      for (int ch = 0; ch < SLUICE_CHANNEL_COUNT && !lat.n; ch++) {
-        size_t a = im.cum[ch], b = ref.cum[ch];
-        size_t slack = sluice_utf8_tail(ref.tail[ch], b < 3 ? b : 3);
-        if (a == b || (a + slack == b && a <= b)) continue;
-        tbuf_xprintf(&lat, "after feed %zu of %zu (%zu bytes fed), %s: released %zu bytes, "
-                           "the reference %zu: ",
-                     i + 1, k->n, fed, sluice_channel_name((sluice_channel)ch), a, b);
-        if (a < b)
-          tbuf_xprintf(&lat, "the implementation holds back %zu bytes that no rule can still "
-                             "change",
-                       b - a);
-        else
-          tbuf_xprintf(&lat, "the implementation released %zu bytes that a rule could still "
-                             "change",
-                       a - b);
-      }
-      if (!lat.n && im.events != ref.events)
-        tbuf_xprintf(&lat, "after feed %zu of %zu (%zu bytes fed): %zu events so far, the "
-                           "reference %zu",
-                     i + 1, k->n, fed, im.events, ref.events);
-      if (!lat.n && tstrs_diff(&rd.snapshots, &d.snapshots, "snapshots", NULL, "")) {
-        tbuf_xprintf(&lat, "after feed %zu of %zu (%zu bytes fed), the snapshots differ:\n", i + 1,
-                     k->n, fed);
-        tstrs_diff(&rd.snapshots, &d.snapshots, "snapshots", &lat, "      ");
-      }
-    }
-    int64_t total = 0;
-    for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) total += (int64_t)im.cum[ch];
-    if ((int64_t)fed - total > max_held) max_held = (int64_t)fed - total;
-    if (!d.ok) ended = 1;
-    acc_add(&acc, &d);
-    answer_free(&d);
-    answer_free(&rd);
+    session_step(x, k, &s, i, &d);
   }
-  refrun_close(&rr);
-  if (!x->aborted) {
-    if (max_held > x->r->max_held) x->r->max_held = max_held;
-    int output_failed = judge(x, k, &acc);
-    if (!output_failed && im.before_finish == 0 && ref.before_finish > 0) {
-      /* The whole diagnosis, rather than the first feed that shows it. */
-      lat.n = 0;
-      tbuf_xprintf(&lat, "the implementation released nothing until finish, where the "
-                         "reference released %zu bytes and events along the way: it buffers "
-                         "the whole stream",
-                   ref.before_finish);
-    }
-    if (!output_failed && lat.n && x->o->latency != LAT_OFF) {
-      case_result *r = x->r;
-      while (lat.n && lat.p[lat.n - 1] == '\n') lat.p[--lat.n] = '\0';
-      if (!r->latency_report.n) {
-        tbuf_xprintf(&r->latency_report, "latency, split mode %s (%zu feeds): ",
-                     split_mode_names[x->mode], k->n);
-        tbuf_xadd(&r->latency_report, lat.p, lat.n);
-        tbuf_xadds(&r->latency_report, "\nchunking: ");
-        show_chunking(x, &r->latency_report, k);
-        tbuf_xprintf(&r->latency_report, "\nsource: %s\n", c->source);
-      }
-      r->modes[x->mode].latency = 1;
-      r->latency_failed = 1;
-    }
-  }
-  answer_free(&acc);
-  tbuf_free(&lat);
+  refrun_close(&s.rr);
+  if (!x->aborted && !broke) session_verdict(x, k, &s);
+  answer_free(&s.acc);
+  tbuf_free(&s.lat);
 }
 
 /* The recorded chunking: known to both sides, so json snapshots (one per
@@ -903,6 +984,94 @@ static int unsupported(const tcase *c, const answer *a) {
          !(c->has_expect && !c->expect.ok && strcmp(c->expect.code, "unsupported_filter") == 0);
 }
 
+/* The reference of every split: after the whole input's answer, what
+ * each split is judged against (the case's expected answer; for an i_
+ * case or sluice diff, the whole input's). -1 when the case is over. */
+static int settle_reference(cctx *x, const chunking *whole) {
+  case_result *r = x->r;
+  if (x->o->self) {
+    /* Another implementation, judged against itself: every split must give
+     * its whole-input answer, in the fields that answer has. A crash or a
+     * timeout there is reported, and the request tried once more on a
+     * fresh process: a broken answer is no reference. */
+    for (int tries = 0; x->whole.code && strncmp(x->whole.code, "impl_", 5) == 0; tries++) {
+      r->status = CASE_FAIL;
+      tbuf_xprintf(&r->report, "split mode whole: %s: %s\n", x->whole.code,
+                   x->whole.message ? x->whole.message : "");
+      failure_head(x, "%s", "split mode whole");
+      if (tries == 1 || x->aborted) return -1;
+      answer_free(&x->whole);
+      request_sync(x, whole, &x->whole);
+      if (x->aborted) return -1;
+    }
+    if (x->whole.ok) x->d.fields = answer_fields(&x->whole);
+    x->ref = &x->whole;
+  } else if (x->c->verdict == 'i') {
+    if (x->ref && answer_diff(x->ref, &x->whole, &x->d, NULL, "") != 0) {
+      tbuf b = {0};
+      tbuf_xadds(&b, "implementation-defined: the answer differs from the recorded one:\n");
+      answer_diff(x->ref, &x->whole, &x->d, &b, "      ");
+      r->note = tbuf_take(&b, NULL);
+    }
+    x->ref = &x->whole; /* every split must give the whole-input answer */
+  } else {
+    judge(x, whole, &x->whole);
+  }
+  return 0;
+}
+
+/* Every split mode chosen, after the whole input. */
+static void run_modes(cctx *x) {
+  case_result *r = x->r;
+  for (int m = M_WHOLE + 1; m < M_COUNT && !x->aborted; m++) {
+    if (!(x->o->modes & (1u << m))) continue;
+    if (m == M_RECORDED && !x->c->has_recorded) continue;
+    double m0 = now_seconds();
+    x->mode = (split_mode)m;
+    size_t before = r->chunkings;
+    if (split_mode_streams((split_mode)m)) run_stream_mode(x, (split_mode)m);
+    else if (m == M_RECORDED) run_recorded(x);
+    else run_batch_mode(x, (split_mode)m);
+    r->modes[m].run = r->chunkings > before;
+    r->modes[m].seconds = now_seconds() - m0;
+  }
+}
+
+/* The whole input, first: an implementation that does not support the case
+ * says so here, and an i_ case's splits are judged against it. -1 when
+ * the case is over (aborted, or skipped). */
+static int run_whole(cctx *x, const chunking *whole) {
+  case_result *r = x->r;
+  x->mode = M_WHOLE;
+  request_sync(x, whole, &x->whole);
+  r->modes[M_WHOLE].run = 1;
+  r->modes[M_WHOLE].chunkings = 1;
+  r->chunkings = 1;
+  if (x->aborted) return -1;
+  if (unsupported(x->c, &x->whole)) {
+    r->status = CASE_SKIP;
+    tbuf b = {0};
+    tbuf_xprintf(&b, "the implementation does not support this case (%s: %s)", x->whole.code,
+                 x->whole.message ? x->whole.message : "");
+    r->note = tbuf_take(&b, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+/* A case that pins its largest hold-back fails on another. */
+static void check_held(cctx *x) {
+  case_result *r = x->r;
+  const tcase *c = x->c;
+  if (!x->aborted && !x->o->self && c->expect_held >= 0 && r->status != CASE_FAIL &&
+      r->max_held >= 0 && r->max_held != c->expect_held) {
+    r->status = CASE_FAIL;
+    tbuf_xprintf(&r->report, "largest hold-back was %lld bytes, the case pins %lld\nsource: %s\n",
+                 (long long)r->max_held, (long long)c->expect_held, c->source);
+    failure_head(x, "%s", "hold-back");
+  }
+}
+
 void check_case(target *t, const tcase *c, const check_opts *o, case_result *r) {
   memset(r, 0, sizeof *r);
   r->max_held = -1;
@@ -916,72 +1085,12 @@ void check_case(target *t, const tcase *c, const check_opts *o, case_result *r) 
   x.d.offsets = 1;
   x.ref = c->has_expect ? &c->expect : NULL;
   answer_init(&x.whole);
-  /* The whole input first: an implementation that does not support the
-   * case says so here, and an i_ case's splits are judged against it. */
-  x.mode = M_WHOLE;
   chunking whole = {0};
   chunking_push(&whole, c->input.n);
-  request_sync(&x, &whole, &x.whole);
-  r->modes[M_WHOLE].run = 1;
-  r->modes[M_WHOLE].chunkings = 1;
-  r->chunkings = 1;
-  if (x.aborted) goto out;
-  if (unsupported(c, &x.whole)) {
-    r->status = CASE_SKIP;
-    tbuf b = {0};
-    tbuf_xprintf(&b, "the implementation does not support this case (%s: %s)", x.whole.code,
-                 x.whole.message ? x.whole.message : "");
-    r->note = tbuf_take(&b, NULL);
-    goto out;
+  if (run_whole(&x, &whole) == 0 && settle_reference(&x, &whole) == 0) {
+    run_modes(&x);
+    check_held(&x);
   }
-  if (o->self) {
-    /* Another implementation, judged against itself: every split must give
-     * its whole-input answer, in the fields that answer has. A crash or a
-     * timeout there is reported, and the request tried once more on a
-     * fresh process: a broken answer is no reference. */
-    for (int tries = 0; x.whole.code && strncmp(x.whole.code, "impl_", 5) == 0; tries++) {
-      r->status = CASE_FAIL;
-      tbuf_xprintf(&r->report, "split mode whole: %s: %s\n", x.whole.code,
-                   x.whole.message ? x.whole.message : "");
-      failure_head(&x, "%s", "split mode whole");
-      if (tries == 1 || x.aborted) goto out;
-      answer_free(&x.whole);
-      request_sync(&x, &whole, &x.whole);
-      if (x.aborted) goto out;
-    }
-    if (x.whole.ok) x.d.fields = answer_fields(&x.whole);
-    x.ref = &x.whole;
-  } else if (c->verdict == 'i') {
-    if (x.ref && answer_diff(x.ref, &x.whole, &x.d, NULL, "") != 0) {
-      tbuf b = {0};
-      tbuf_xadds(&b, "implementation-defined: the answer differs from the recorded one:\n");
-      answer_diff(x.ref, &x.whole, &x.d, &b, "      ");
-      r->note = tbuf_take(&b, NULL);
-    }
-    x.ref = &x.whole; /* every split must give the whole-input answer */
-  } else {
-    judge(&x, &whole, &x.whole);
-  }
-  for (int m = M_WHOLE + 1; m < M_COUNT && !x.aborted; m++) {
-    if (!(o->modes & (1u << m))) continue;
-    if (m == M_RECORDED && !c->has_recorded) continue;
-    double m0 = now_seconds();
-    x.mode = (split_mode)m;
-    size_t before = r->chunkings;
-    if (split_mode_streams((split_mode)m)) run_stream_mode(&x, (split_mode)m);
-    else if (m == M_RECORDED) run_recorded(&x);
-    else run_batch_mode(&x, (split_mode)m);
-    r->modes[m].run = r->chunkings > before;
-    r->modes[m].seconds = now_seconds() - m0;
-  }
-  if (!x.aborted && !o->self && c->expect_held >= 0 && r->status != CASE_FAIL && r->max_held >= 0 &&
-      r->max_held != c->expect_held) {
-    r->status = CASE_FAIL;
-    tbuf_xprintf(&r->report, "largest hold-back was %lld bytes, the case pins %lld\nsource: %s\n",
-                 (long long)r->max_held, (long long)c->expect_held, c->source);
-    failure_head(&x, "%s", "hold-back");
-  }
-out:
   if (x.aborted && r->status != CASE_FAIL && r->status != CASE_SKIP) {
     r->status = t->setup_error ? CASE_FAIL : CASE_NOT_RUN;
     if (o->deadline && now_seconds() > o->deadline) r->status = CASE_NOT_RUN;

@@ -99,6 +99,54 @@ static void random_cuts(split_iter *it) {
   it->ncuts = nc;
 }
 
+/* M_PAIRS: the next pair of cuts (i, j), j after i. 0 when there is none. */
+static int start_pair(split_iter *it) {
+  size_t n = it->n;
+  if (n > it->p->max_pairs) return 0;
+  while (it->i < n && it->j >= n) {
+    it->i++;
+    it->j = it->i + 1;
+  }
+  if (it->i >= n) return 0;
+  it->cuts[0] = it->i;
+  it->cuts[1] = it->j;
+  it->ncuts = 2;
+  describe(it, FORM_CUTS, EMPTY_NONE);
+  it->j++;
+  return 1;
+}
+
+/* M_EMPTY: 0: empty chunks around every byte; 1: one empty chunk, then the
+ * whole; 2..9: random cuttings with empty chunks around every piece. 0
+ * after the last. */
+static int start_empty(split_iter *it) {
+  if (it->count == 0) {
+    describe(it, FORM_UNIT, EMPTY_AROUND);
+  } else if (it->count == 1) {
+    describe(it, FORM_CUTS, EMPTY_LEAD);
+  } else if (it->count < 10 && it->n > 1) {
+    random_cuts(it);
+    describe(it, FORM_CUTS, EMPTY_AROUND);
+  } else {
+    return 0;
+  }
+  it->count++;
+  return 1;
+}
+
+/* M_EXHAUSTIVE: the cuttings in the order of their bit masks. 0 after the
+ * last, or for an input out of the mode's range. */
+static int start_exhaustive(split_iter *it) {
+  size_t n = it->n;
+  if (n < 2 || n > it->p->max_exhaustive || n > 24) return 0;
+  if (it->mask >= (1ULL << (n - 1))) return 0;
+  for (size_t i = 1; i < n; i++)
+    if (it->mask & (1ULL << (i - 1))) it->cuts[it->ncuts++] = i;
+  describe(it, FORM_CUTS, EMPTY_NONE);
+  it->mask++;
+  return 1;
+}
+
 int split_start(split_iter *it) {
   size_t n = it->n;
   if (it->done) return 0;
@@ -116,38 +164,16 @@ int split_start(split_iter *it) {
     it->i += it->step;
     return 1;
   case M_PAIRS:
-    if (n > it->p->max_pairs) break;
-    while (it->i < n && it->j >= n) {
-      it->i++;
-      it->j = it->i + 1;
-    }
-    if (it->i >= n) break;
-    it->cuts[0] = it->i;
-    it->cuts[1] = it->j;
-    it->ncuts = 2;
-    describe(it, FORM_CUTS, EMPTY_NONE);
-    it->j++;
-    return 1;
+    if (start_pair(it)) return 1;
+    break;
   case M_BYTES:
   case M_STREAM_BYTES:
     describe(it, FORM_UNIT, EMPTY_NONE);
     it->done = 1;
     return n > 0 || it->mode == M_STREAM_BYTES; /* an empty input still streams */
   case M_EMPTY:
-    /* 0: empty chunks around every byte; 1: one empty chunk, then the
-     * whole; 2..9: random cuttings with empty chunks around every piece. */
-    if (it->count == 0) {
-      describe(it, FORM_UNIT, EMPTY_AROUND);
-    } else if (it->count == 1) {
-      describe(it, FORM_CUTS, EMPTY_LEAD);
-    } else if (it->count < 10 && n > 1) {
-      random_cuts(it);
-      describe(it, FORM_CUTS, EMPTY_AROUND);
-    } else {
-      break;
-    }
-    it->count++;
-    return 1;
+    if (start_empty(it)) return 1;
+    break;
   case M_RANDOM:
     if (it->count >= it->p->nrandom || n < 2) break;
     random_cuts(it);
@@ -164,13 +190,8 @@ int split_start(split_iter *it) {
     it->done = 1;
     return 1;
   case M_EXHAUSTIVE:
-    if (n < 2 || n > it->p->max_exhaustive || n > 24) break;
-    if (it->mask >= (1ULL << (n - 1))) break;
-    for (size_t i = 1; i < n; i++)
-      if (it->mask & (1ULL << (i - 1))) it->cuts[it->ncuts++] = i;
-    describe(it, FORM_CUTS, EMPTY_NONE);
-    it->mask++;
-    return 1;
+    if (start_exhaustive(it)) return 1;
+    break;
   case M_RECORDED:
     if (!it->recorded) break;
     describe(it, FORM_LIST, EMPTY_NONE);

@@ -4,11 +4,41 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "bytes.h"
+
+static atomic_int signalled;
+static void on_signal(int sig) {
+  (void)sig;
+  atomic_store(&signalled, 1);
+}
+
+void http_catch_signals(void) {
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+}
+
+int http_serve_until(struct MHD_Daemon *d, const struct sockaddr_in *addr, const char *cmd,
+                     atomic_ulong *done, uint64_t max, double seconds) {
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  char host[64];
+  inet_ntop(AF_INET, &addr->sin_addr, host, sizeof host);
+  printf("listening on http://%s:%u\n", host, di ? di->port : ntohs(addr->sin_port));
+  int rc = fflush_checked(cmd, stdout) ? 1 : 0;
+  double end = seconds > 0 ? now_seconds() + seconds : 0;
+  while (!rc && !atomic_load(&signalled) && (!max || atomic_load(done) < max) &&
+         (!end || now_seconds() < end)) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return rc;
+}
 
 int http_parse_listen(const char *s, struct sockaddr_in *addr) {
   memset(addr, 0, sizeof *addr);

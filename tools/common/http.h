@@ -11,12 +11,23 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "capture.h"
 #include "util.h"
 
 /* "127.0.0.1:8080" (port 0: any free port) into addr. 0, or -1. */
 int http_parse_listen(const char *s, struct sockaddr_in *addr);
+
+/* A server's life: SIGPIPE ignored, SIGINT and SIGTERM caught (they end
+ * http_serve_until), before the daemon starts. */
+void http_catch_signals(void);
+/* Prints "listening on http://HOST:PORT" (the port the daemon bound, for
+ * port 0) on standard output, then waits until a signal, `max` requests
+ * counted in *done (0: no limit) or `seconds` (0: none). Returns 0, or 1
+ * when standard output cannot be written ("sluice CMD: ..."). */
+int http_serve_until(struct MHD_Daemon *d, const struct sockaddr_in *addr, const char *cmd,
+                     atomic_ulong *done, uint64_t max, double seconds);
 
 /* Whether a header carries a secret (authorization, API keys, cookies). */
 int http_secret_header(const char *name);

@@ -129,41 +129,10 @@ static void choice_key(jsonw *w, const sluice_event *ev) {
   jw_int(w, (int64_t)ev->offset);
 }
 
-int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
-  jw_begin_object(w);
+/* The fields of a provider's event (the provider and pipeline filters) and
+ * of a capture's and a detector's (capture, detect). */
+static void provider_event_fields(jsonw *w, const sluice_event *ev) {
   switch (ev->type) {
-  case SLUICE_EV_THOUGHT: {
-    size_t off = ev->offset <= tl ? (size_t)ev->offset : tl;
-    size_t len = ev->length <= tl - off ? (size_t)ev->length : tl - off;
-    jw_key(w, "type");
-    jw_string(w, "thought", 7);
-    jw_key(w, "tag");
-    jw_string(w, ev->name, ev->name_len);
-    jw_bytes_field(w, "text", thought + off, len);
-    jw_key(w, "complete");
-    jw_bool(w, ev->complete);
-    break;
-  }
-  case SLUICE_EV_STOP: named_at(w, "stop", "reason", ev); break;
-  case SLUICE_EV_SSE:
-    jw_key(w, "type");
-    jw_string(w, "event", 5);
-    jw_bytes_field(w, "event", ev->name ? ev->name : "", ev->name_len);
-    jw_bytes_field(w, "data", ev->data ? ev->data : "", ev->data_len);
-    jw_bytes_field(w, "id", ev->id ? ev->id : "", ev->id_len);
-    break;
-  case SLUICE_EV_REPAIR: named_at(w, "repair", "kind", ev); break;
-  case SLUICE_EV_RETRY:
-    type_key(w, "retry");
-    jw_key(w, "retry");
-    jw_string(w, ev->data, ev->data_len); /* ASCII digits */
-    break;
-  case SLUICE_EV_RECORD:
-    type_key(w, "record");
-    jw_bytes_field(w, "data", ev->data, ev->data_len);
-    jw_key(w, "complete");
-    jw_bool(w, ev->complete);
-    break;
   case SLUICE_EV_DELTA:
     type_key(w, "delta");
     choice_key(w, ev);
@@ -228,6 +197,45 @@ int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl
     jw_bytes_field(w, "name", ev->name, ev->name_len);
     jw_bytes_field(w, "data", ev->data, ev->data_len);
     break;
+  default: break;
+  }
+}
+
+int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl) {
+  jw_begin_object(w);
+  switch (ev->type) {
+  case SLUICE_EV_THOUGHT: {
+    size_t off = ev->offset <= tl ? (size_t)ev->offset : tl;
+    size_t len = ev->length <= tl - off ? (size_t)ev->length : tl - off;
+    jw_key(w, "type");
+    jw_string(w, "thought", 7);
+    jw_key(w, "tag");
+    jw_string(w, ev->name, ev->name_len);
+    jw_bytes_field(w, "text", thought + off, len);
+    jw_key(w, "complete");
+    jw_bool(w, ev->complete);
+    break;
+  }
+  case SLUICE_EV_STOP: named_at(w, "stop", "reason", ev); break;
+  case SLUICE_EV_SSE:
+    jw_key(w, "type");
+    jw_string(w, "event", 5);
+    jw_bytes_field(w, "event", ev->name ? ev->name : "", ev->name_len);
+    jw_bytes_field(w, "data", ev->data ? ev->data : "", ev->data_len);
+    jw_bytes_field(w, "id", ev->id ? ev->id : "", ev->id_len);
+    break;
+  case SLUICE_EV_REPAIR: named_at(w, "repair", "kind", ev); break;
+  case SLUICE_EV_RETRY:
+    type_key(w, "retry");
+    jw_key(w, "retry");
+    jw_string(w, ev->data, ev->data_len); /* ASCII digits */
+    break;
+  case SLUICE_EV_RECORD:
+    type_key(w, "record");
+    jw_bytes_field(w, "data", ev->data, ev->data_len);
+    jw_key(w, "complete");
+    jw_bool(w, ev->complete);
+    break;
   case SLUICE_EV_SNAPSHOT: /* a tail edit: FORMAT.md "json snapshots" */
     jw_key(w, "type");
     jw_string(w, "snapshot", 8);
@@ -237,7 +245,7 @@ int write_event(jsonw *w, const sluice_event *ev, const char *thought, size_t tl
     jw_int(w, (int64_t)ev->length);
     jw_bytes_field(w, "prepend", ev->data ? ev->data : "", ev->data_len);
     break;
-  default: break;
+  default: provider_event_fields(w, ev); break;
   }
   return jw_end_object(w);
 }

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "driver.h"
+#include "opt.h"
 #include "suite.h"
 
 typedef struct runargs {
@@ -26,17 +27,13 @@ typedef struct runargs {
 void runargs_init(runargs *ra, const char *cmd, int argc);
 void runargs_free(runargs *ra);
 
-/* Parses argv[*i] (and its value). 1: it was one of the shared options
- * (*i advanced past its value); 0: not one of them; -1: a bad value (the
- * message printed). */
-int runargs_parse(runargs *ra, int argc, char **argv, int *i);
+/* The shared options (tools/common/opt.h), stored into a runargs: a
+ * command lists this table with the runargs as its base. */
+extern const opt runargs_options[];
 
-/* Loads the selected cases (tree_dir: the source tree's suites, see
- * suites_dir_default) and settles what depends on them (the answer line
- * cap, the deadline). -1 after a message. */
-int runargs_finish(runargs *ra, caselist *cl, const char *tree_dir);
-
-/* The help text of the shared options. */
-extern const char runargs_usage[];
+/* Loads the selected cases (from --suites, else suites_dir_default) and
+ * settles what depends on them (the answer line cap, the deadline). -1
+ * after a message. */
+int runargs_finish(runargs *ra, caselist *cl);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "datadir.h"
 
 static void case_free(tcase *c) {
   free(c->suite);
@@ -44,6 +45,70 @@ static int selected(const suite_select *sel, const char *id) {
   if (!sel->ncases) return 1;
   for (size_t i = 0; i < sel->ncases; i++)
     if (strstr(id, sel->cases[i])) return 1;
+  return 0;
+}
+
+/* A case's "chunks" (its recorded chunking), which must concatenate to its
+ * input. 0, or -1 with a reason in why. */
+static int load_chunks(tcase *c, json_t *chunks, const char *ids, char *why, size_t wl) {
+  char tmp[400];
+  if (!json_is_array(chunks)) {
+    snprintf(why, wl, "%.100s: \"chunks\" must be an array", ids);
+    return -1;
+  }
+  size_t i, off = 0;
+  json_t *ch;
+  json_array_foreach(chunks, i, ch) {
+    tbytes b;
+    if (bytes_from_spec(ch, &b, tmp, sizeof tmp)) {
+      snprintf(why, wl, "%.100s: chunks[%zu]: %s", ids, i, tmp);
+      return -1;
+    }
+    int same = off + b.n <= c->input.n && (b.n == 0 || memcmp(c->input.p + off, b.p, b.n) == 0);
+    free(b.p);
+    if (!same) break;
+    chunking_push(&c->recorded, b.n);
+    off += b.n;
+  }
+  if (i < json_array_size(chunks) || off != c->input.n) {
+    snprintf(why, wl, "%.100s: \"chunks\" do not concatenate to \"input\"", ids);
+    return -1;
+  }
+  c->has_recorded = 1;
+  return 0;
+}
+
+/* A case's "expect" (NULL: none, for an i_ case only). 0, or -1 with a
+ * reason in why. */
+static int load_expect(tcase *c, json_t *ex, const char *ids, char *why, size_t wl) {
+  char tmp[400];
+  c->expect_held = -1;
+  if (!ex && c->verdict != 'i') {
+    snprintf(why, wl, "%.100s: y_ and n_ cases need \"expect\"", ids);
+    return -1;
+  }
+  if (!ex) return 0;
+  if (!json_is_object(ex)) {
+    snprintf(why, wl, "%.100s: \"expect\" must be an object", ids);
+    return -1;
+  }
+  if (c->verdict == 'n' && !json_object_get(ex, "error")) {
+    snprintf(why, wl, "%.100s: an n_ case expects an \"error\"", ids);
+    return -1;
+  }
+  if (answer_from_expect(&c->expect, ex, tmp, sizeof tmp)) {
+    snprintf(why, wl, "%.100s: %s", ids, tmp);
+    return -1;
+  }
+  c->has_expect = 1;
+  json_t *mh = json_object_get(ex, "max_held");
+  if (mh) {
+    if (!json_is_integer(mh) || json_integer_value(mh) < 0) {
+      snprintf(why, wl, "%.100s: \"max_held\" must be a non-negative integer", ids);
+      return -1;
+    }
+    c->expect_held = json_integer_value(mh);
+  }
   return 0;
 }
 
@@ -91,61 +156,8 @@ static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char 
     return -1;
   }
   json_t *chunks = json_object_get(jc, "chunks");
-  if (chunks) {
-    if (!json_is_array(chunks)) {
-      snprintf(why, wl, "%.100s: \"chunks\" must be an array", ids);
-      return -1;
-    }
-    size_t i, off = 0;
-    json_t *ch;
-    json_array_foreach(chunks, i, ch) {
-      tbytes b;
-      if (bytes_from_spec(ch, &b, tmp, sizeof tmp)) {
-        snprintf(why, wl, "%.100s: chunks[%zu]: %s", ids, i, tmp);
-        return -1;
-      }
-      int same = off + b.n <= c->input.n && (b.n == 0 || memcmp(c->input.p + off, b.p, b.n) == 0);
-      free(b.p);
-      if (!same) break;
-      chunking_push(&c->recorded, b.n);
-      off += b.n;
-    }
-    if (i < json_array_size(chunks) || off != c->input.n) {
-      snprintf(why, wl, "%.100s: \"chunks\" do not concatenate to \"input\"", ids);
-      return -1;
-    }
-    c->has_recorded = 1;
-  }
-  c->expect_held = -1;
-  json_t *ex = json_object_get(jc, "expect");
-  if (!ex && c->verdict != 'i') {
-    snprintf(why, wl, "%.100s: y_ and n_ cases need \"expect\"", ids);
-    return -1;
-  }
-  if (ex) {
-    if (!json_is_object(ex)) {
-      snprintf(why, wl, "%.100s: \"expect\" must be an object", ids);
-      return -1;
-    }
-    if (c->verdict == 'n' && !json_object_get(ex, "error")) {
-      snprintf(why, wl, "%.100s: an n_ case expects an \"error\"", ids);
-      return -1;
-    }
-    if (answer_from_expect(&c->expect, ex, tmp, sizeof tmp)) {
-      snprintf(why, wl, "%.100s: %s", ids, tmp);
-      return -1;
-    }
-    c->has_expect = 1;
-    json_t *mh = json_object_get(ex, "max_held");
-    if (mh) {
-      if (!json_is_integer(mh) || json_integer_value(mh) < 0) {
-        snprintf(why, wl, "%.100s: \"max_held\" must be a non-negative integer", ids);
-        return -1;
-      }
-      c->expect_held = json_integer_value(mh);
-    }
-  }
-  return 0;
+  if (chunks && load_chunks(c, chunks, ids, why, wl)) return -1;
+  return load_expect(c, json_object_get(jc, "expect"), ids, why, wl);
 }
 
 static void push_case(caselist *cl, const tcase *c) {
@@ -375,23 +387,11 @@ int captures_load(caselist *cl, const char *path, const suite_select *sel, const
   return rc;
 }
 
-const char *suites_dir_default(const char *build_tree_dir) {
+const char *suites_dir_default(void) {
   const char *env = getenv("SLUICE_SUITES");
   if (env && *env) return env;
-  static char installed[PATH_MAX];
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(installed, sizeof installed, "%.3000s/../share/sluice/conformance/suites", exe);
-      struct stat st;
-      if (stat(installed, &st) == 0 && S_ISDIR(st.st_mode)) return installed;
-    }
-  }
-  return build_tree_dir;
+  static char dir[PATH_MAX];
+  return data_path("conformance/suites", "conformance/suites", dir, sizeof dir);
 }
 
 /* ---------------- id notes ---------------- */

@@ -76,7 +76,7 @@ void idnotes_free(idnotes *l);
 
 /* The suites folder: $SLUICE_SUITES, else <exe>/../share/sluice/conformance/
  * suites (an installed sluice, wherever it was moved), else the source
- * tree's (build_tree_dir, for a binary run from the build folder). */
-const char *suites_dir_default(const char *build_tree_dir);
+ * tree's (a binary run from its build folder; datadir.h). NULL when none. */
+const char *suites_dir_default(void);
 
 #endif

@@ -223,12 +223,6 @@ double thread_cpu_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int wants_help(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
-  return 0;
-}
-
 int parse_u64(const char *s, uint64_t *out) {
   if (!s || !*s) return -1;
   uint64_t v = 0;

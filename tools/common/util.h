@@ -72,8 +72,6 @@ int fflush_checked(const char *cmd, FILE *fp);
 double now_seconds(void);
 double thread_cpu_seconds(void);
 
-/* Common --help handling: 1 if argv holds -h or --help. */
-int wants_help(int argc, char **argv);
 /* Parses an unsigned decimal number; -1 if s is not one. */
 int parse_u64(const char *s, uint64_t *out);
 
