@@ -855,6 +855,15 @@ static void side_add(side *s, const answer *d, size_t feed, int finishing) {
   }
 }
 
+/* What a side has released in all: bytes, and events (snapshots too). */
+static size_t side_bytes(const side *sd) {
+  size_t t = 0;
+  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) t += sd->cum[c];
+  return t;
+}
+
+static size_t side_events(const side *sd) { return sd->events + sd->snaps.n; }
+
 /* The accumulated answer of a session, from its per-feed deltas. */
 static void acc_add(answer *acc, answer *d) {
   if (!d->ok) {
@@ -919,6 +928,8 @@ typedef struct session {
   diff_first lat_at;  /* and as fields */
   int64_t lat_feed;   /* that feed, or -1 */
   int64_t snap_feed;  /* the first feed where the snapshots differ, or -1 */
+  size_t ref_bytes_at_stop, ref_events_at_stop; /* what the library had released when
+                                                   the implementation stopped */
 } session;
 
 static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
@@ -1021,48 +1032,73 @@ static void session_step(cctx *x, const chunking *k, session *s, size_t i, answe
   int64_t total = 0;
   for (int ch = 0; ch < SLUICE_CHANNEL_COUNT; ch++) total += (int64_t)s->im.cum[ch];
   if ((int64_t)s->fed - total > s->max_held) s->max_held = (int64_t)s->fed - total;
-  if (!d->ok) s->ended = 1;
+  if (!d->ok) {
+    s->ended = 1;
+    s->ref_bytes_at_stop = side_bytes(&s->ref);
+    s->ref_events_at_stop = side_events(&s->ref);
+  }
   acc_add(&s->acc, d);
   answer_free(d);
   answer_free(&rd);
 }
 
 /* After the implementation stopped with an error, the library goes on
- * alone, to say where it stops. */
+ * alone, to say where it stops and what it released meanwhile. */
 static void reference_goes_on(cctx *x, const chunking *k, session *s) {
   if (s->im.stopped < 0 || s->ref.stopped >= 0) return;
   for (size_t i = (size_t)s->im.stopped + 1; i <= k->n && s->rr.st == SLUICE_OK; i++) {
-    if (i == k->n) {
+    int finishing = i == k->n;
+    if (finishing) {
       refrun_finish(&s->rr);
     } else {
       refrun_feed(&s->rr, x->c->input.p + s->fed, k->len[i]);
       s->fed += k->len[i];
     }
-    if (s->rr.st != SLUICE_OK) {
-      s->ref.stopped = (int64_t)i;
-      snprintf(s->ref.code, sizeof s->ref.code, "%s", sluice_status_name(s->rr.st));
-    }
+    answer rd;
+    lockstep_delta(&s->rr, &rd);
+    side_add(&s->ref, &rd, i, finishing);
+    answer_free(&rd);
   }
 }
 
 /* Where each side stopped, when one stopped with an error at another feed
- * than the other. 1 if said. */
-static int stop_story(const session *s, const chunking *k, tbuf *msg, diff_first *df,
-                      int64_t *feed) {
-  if (s->im.stopped == s->ref.stopped) return 0;
-  char im[64], ref[64];
-  feed_name(im, sizeof im, s->im.stopped, k);
-  feed_name(ref, sizeof ref, s->ref.stopped, k);
-  tbuf_xprintf(msg, "the implementation stopped at %s", im);
-  if (s->im.stopped >= 0) tbuf_xprintf(msg, " with %s", s->im.code);
-  tbuf_xprintf(msg, ", the reference at %s", ref);
-  if (s->ref.stopped >= 0) tbuf_xprintf(msg, " with %s", s->ref.code);
-  tbuf_xprintf(msg, " (before that, the implementation released %zu bytes and the reference "
-                    "%zu)",
-               s->im.bytes_before, s->ref.bytes_before);
-  set_first(df, "stop", ref, im);
+ * than the other and that changes what a client sees: the implementation
+ * stopped later (it held back the error), or earlier while the reference
+ * released more before its own error. 1 if said. */
+/* Whether every feed from `from` to before `to` ends inside a UTF-8
+ * character: an implementation that works on characters decides at the
+ * feed that completes it (as in session_step). */
+static int inside_char(const tcase *c, const chunking *k, int64_t from, int64_t to) {
+  size_t fed = 0;
+  for (int64_t i = 0; i < to && (size_t)i < k->n; i++) {
+    fed += k->len[i];
+    if (i >= from && sluice_utf8_tail(c->input.p, fed) == 0) return 0;
+  }
+  return 1;
+}
+
+static int stop_story(const tcase *c, const session *s, const chunking *k, tbuf *msg,
+                      diff_first *df, int64_t *feed) {
   int64_t a = s->im.stopped, b = s->ref.stopped;
-  *feed = a < 0 ? b : b < 0 ? a : a < b ? a : b;
+  if (a < 0 || b < 0 || a == b) return 0;
+  if (a > b && inside_char(c, k, b, a)) return 0; /* the character that shows it came late */
+  /* what the reference released after the implementation stopped */
+  size_t mb = side_bytes(&s->ref) - s->ref_bytes_at_stop;
+  size_t me = side_events(&s->ref) - s->ref_events_at_stop;
+  if (a < b && mb + me == 0) return 0; /* an error as soon as it is known */
+  char im[64], ref[64];
+  feed_name(im, sizeof im, a, k);
+  feed_name(ref, sizeof ref, b, k);
+  tbuf_xprintf(msg, "%s: the implementation stopped with %s at %s, the reference with %s at %s",
+               a > b ? "late" : "early", s->im.code, im, s->ref.code, ref);
+  if (a > b)
+    tbuf_xadds(msg, ": the implementation held back an error the reference raised by then");
+  else
+    tbuf_xprintf(msg, ", after releasing %zu more byte%s and %zu more event%s: the "
+                      "implementation withheld them",
+                 mb, plural(mb), me, plural(me));
+  set_first(df, "stop", ref, im);
+  *feed = a < b ? a : b;
   return 1;
 }
 
@@ -1146,7 +1182,7 @@ static void session_verdict(cctx *x, const chunking *k, session *s) {
   diff_first df = {0};
   int64_t feed = -1;
   int snap_first = s->snap_feed >= 0 && (s->lat_feed < 0 || s->snap_feed < s->lat_feed);
-  if (stop_story(s, k, &msg, &df, &feed) || buffer_story(s, &msg, &df, &feed)) {
+  if (stop_story(x->c, s, k, &msg, &df, &feed) || buffer_story(s, &msg, &df, &feed)) {
     /* said */
   } else if (snap_first) {
     snapshot_story(s, k, &msg, &df, &feed);

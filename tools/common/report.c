@@ -282,7 +282,12 @@ static void junit_suite(tbuf *b, const caselist *cl, const case_result *res, siz
                   "time=\"%.3f\" timestamp=\"%s\" hostname=\"",
                j - i, k.failures, k.errors, k.skipped, k.seconds, stamp);
   markup_escape(b, host, strlen(host));
-  tbuf_xadds(b, "\">\n");
+  tbuf_xadds(b, "\">\n    <properties>\n      <property name=\"suites\" value=\"");
+  tbuf v = {0};
+  suites_describe(cl, &v);
+  markup_escape(b, v.p, v.n);
+  tbuf_free(&v);
+  tbuf_xadds(b, "\"/>\n    </properties>\n");
   for (size_t n = i; n < j; n++) {
     const tcase *c = &cl->v[n];
     tbuf_xadds(b, "    <testcase classname=\"");
