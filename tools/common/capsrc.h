@@ -40,6 +40,16 @@ typedef struct capsrc_info {
 typedef int (*capsrc_piece_fn)(void *user, const char *p, size_t n, uint64_t t,
                                uint64_t source);
 
+/* The reading, a block at a time, for a caller that pulls (capread.c):
+ * capsrc_open (NULL with a message in err), capsrc_step (1: more to come,
+ * 0: read whole, -1: failed with a message in err, 2: fn stopped it), and
+ * capsrc_close. info must outlive the reading. */
+typedef struct capsrc capsrc;
+capsrc *capsrc_open(const char *path, size_t max_body, capsrc_piece_fn fn, void *user,
+                    capsrc_info *info, tbuf *err);
+int capsrc_step(capsrc *cs);
+void capsrc_close(capsrc *cs);
+
 /* Reads path ("-": standard input) and calls fn (which may be NULL) for
  * each piece of the body. max_body caps the decoded body (0: the
  * default). 0 when read whole, 1 when fn stopped it, -1 on failure with
