@@ -135,9 +135,11 @@ void capread_cut_cutter(capread *c, const cutter *cut) {
   c->cut = *cut;
 }
 
-/* Drops what was handed out, so the fifo holds only what waits. */
+/* Drops what was handed out, so the fifo holds only what waits: at once
+ * when all of it was handed out, else only once the handed-out part is the
+ * larger (a move per piece would be quadratic in a block's pieces). */
 static void compact(capread *c) {
-  if (c->fpos == 0) return;
+  if (c->fpos == 0 || (c->fpos < c->fifo.n && c->fpos < c->fifo.n / 2)) return;
   memmove(c->fifo.p, c->fifo.p + c->fpos, c->fifo.n - c->fpos);
   c->fifo.n -= c->fpos;
   c->fifo_at += c->fpos;
