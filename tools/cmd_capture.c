@@ -104,8 +104,9 @@ static int write_exchange(exchange_in *x, const char *out_dir, const char *base,
     free(text);
   }
   json_t *h = json_pack("{s:o,s:{s:i,s:O},s:s,s:b,s:s}", "request", req, "response", "status",
-                        x->status, "headers", x->resp_headers, "family",
-                        cap_family_name(http_family_of_path(x->path)), "timed", 0,
+                        x->status, "headers", x->resp_headers, "endpoint",
+                        sluice_endpoint_name(sluice_endpoint_of_path(x->path, strlen(x->path))),
+                        "timed", 0,
                         "imported_from", from);
   if (!h) die("out of memory");
   tbuf path = {0};

@@ -41,7 +41,7 @@ typedef struct server {
   int status, gzip;
   http_log log;
   atomic_ulong done; /* provider requests completed */
-  atomic_ulong turn[FAM_COUNT];
+  atomic_ulong turn[SLUICE_ENDPOINT_COUNT];
   atomic_int stop;
 } server;
 
@@ -221,7 +221,7 @@ static int same_name(const char *file, const char *asked) {
   return strncmp(file, asked, n) == 0 && (file[n] == '\0' || file[n] == '.');
 }
 
-static const capture *choose(server *sv, struct MHD_Connection *c, cap_family fam,
+static const capture *choose(server *sv, struct MHD_Connection *c, sluice_endpoint fam,
                              const tbuf *body, char *why, size_t wl) {
   const char *asked = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Sluice-Capture");
   if (asked) {
@@ -242,7 +242,7 @@ static const capture *choose(server *sv, struct MHD_Connection *c, cap_family fa
   size_t count = 0;
   for (size_t i = 0; i < sv->ncaps; i++) count += sv->caps[i].family == fam;
   if (!count) {
-    snprintf(why, wl, "no capture for the %s endpoint", cap_family_name(fam));
+    snprintf(why, wl, "no capture for the %s endpoint", sluice_endpoint_name(fam));
     return NULL;
   }
   size_t k = atomic_fetch_add(&sv->turn[fam], 1) % count;
@@ -252,17 +252,17 @@ static const capture *choose(server *sv, struct MHD_Connection *c, cap_family fa
 }
 
 /* The request asks for a stream (Ollama streams unless told not to). */
-static int wants_stream(cap_family fam, const tbuf *body) {
-  if (fam == FAM_GEMINI || fam == FAM_LLAMACPP) return 1;
+static int wants_stream(sluice_endpoint fam, const tbuf *body) {
+  if (fam == SLUICE_ENDPOINT_GEMINI || fam == SLUICE_ENDPOINT_LLAMACPP) return 1;
   json_t *req = body->n ? json_loadb(body->p, body->n, 0, NULL) : NULL;
   json_t *st = json_object_get(req, "stream");
-  int yes = fam == FAM_OLLAMA_CHAT || fam == FAM_OLLAMA_GENERATE ? !json_is_false(st)
+  int yes = fam == SLUICE_ENDPOINT_OLLAMA_CHAT || fam == SLUICE_ENDPOINT_OLLAMA_GENERATE ? !json_is_false(st)
                                                                  : json_is_true(st);
   json_decref(req);
   return yes;
 }
 
-static enum MHD_Result reply_error(struct MHD_Connection *c, cap_family fam, unsigned st,
+static enum MHD_Result reply_error(struct MHD_Connection *c, sluice_endpoint fam, unsigned st,
                                    const char *msg) {
   char *body = http_error_body(fam, (int)st, msg);
   enum MHD_Result rc = http_reply(c, st, body);
@@ -290,7 +290,7 @@ static void add_recorded_headers(struct MHD_Response *resp, const capture *cap) 
 
 /* The streamed answer: the capture from its first byte, paced, re-cut and
  * faulted as the options say. */
-static enum MHD_Result stream_capture(server *sv, struct MHD_Connection *c, cap_family fam,
+static enum MHD_Result stream_capture(server *sv, struct MHD_Connection *c, sluice_endpoint fam,
                                       const capture *cap) {
   stream *s = xcalloc(1, sizeof *s);
   s->sv = sv;
@@ -351,9 +351,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     tbuf_xprintf(&full, "%skey=[redacted]", alt ? "&" : "?");
   http_log_add(&sv->log, c, method, full.p, &r->in.body);
   tbuf_free(&full);
-  cap_family fam = http_family_of_path(url);
-  if (fam == FAM_UNKNOWN)
-    return reply_error(c, FAM_OPENAI_CHAT, MHD_HTTP_NOT_FOUND, "no provider endpoint here");
+  sluice_endpoint fam = sluice_endpoint_of_path(url, strlen(url));
+  if (fam == SLUICE_ENDPOINT_UNKNOWN)
+    return reply_error(c, SLUICE_ENDPOINT_OPENAI_CHAT, MHD_HTTP_NOT_FOUND, "no provider endpoint here");
   r->counted = 1;
   if (strcmp(method, "POST") != 0)
     return reply_error(c, fam, MHD_HTTP_METHOD_NOT_ALLOWED, "streaming endpoints take POST");
@@ -487,7 +487,7 @@ static int load_captures(server *sv, const strlist *paths) {
       return -1;
     }
     sv->ncaps++;
-    if (sv->caps[i].family == FAM_UNKNOWN)
+    if (sv->caps[i].family == SLUICE_ENDPOINT_UNKNOWN)
       fprintf(stderr, "sluice serve: %s: the provider could not be told from the content; it "
                       "is served only to requests that name it (X-Sluice-Capture)\n",
               paths->v[i]);
@@ -526,7 +526,7 @@ static struct MHD_Daemon *start_daemon(server *sv, const struct sockaddr_in *add
 static void list_captures(const server *sv) {
   for (size_t i = 0; i < sv->ncaps; i++)
     fprintf(stderr, "sluice serve: %s (%s, %zu pieces%s%s%s)\n", sv->caps[i].name,
-            cap_family_name(sv->caps[i].family), sv->caps[i].npieces,
+            sluice_endpoint_name(sv->caps[i].family), sv->caps[i].npieces,
             sv->caps[i].timed ? ", recorded pace" : "", sv->caps[i].model ? ", model " : "",
             sv->caps[i].model ? sv->caps[i].model : "");
 }

@@ -109,26 +109,8 @@ json_t *http_headers_json(struct MHD_Connection *c) {
   return o;
 }
 
-static int ends_with(const char *s, size_t n, const char *suffix) {
-  size_t k = strlen(suffix);
-  return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
-cap_family http_family_of_path(const char *path) {
-  size_t n = strcspn(path, "?");
-  if (ends_with(path, n, "/chat/completions")) return FAM_OPENAI_CHAT;
-  if (ends_with(path, n, "/completions")) return FAM_OPENAI_COMPLETIONS;
-  if (ends_with(path, n, "/responses")) return FAM_OPENAI_RESPONSES;
-  if (ends_with(path, n, "/messages")) return FAM_ANTHROPIC;
-  if (ends_with(path, n, ":streamGenerateContent")) return FAM_GEMINI;
-  if (ends_with(path, n, "/api/chat")) return FAM_OLLAMA_CHAT;
-  if (ends_with(path, n, "/api/generate")) return FAM_OLLAMA_GENERATE;
-  if (ends_with(path, n, "/completion")) return FAM_LLAMACPP;
-  return FAM_UNKNOWN;
-}
-
-const char *http_stream_type(cap_family f) {
-  if (f == FAM_OLLAMA_CHAT || f == FAM_OLLAMA_GENERATE) return "application/x-ndjson";
+const char *http_stream_type(sluice_endpoint f) {
+  if (f == SLUICE_ENDPOINT_OLLAMA_CHAT || f == SLUICE_ENDPOINT_OLLAMA_GENERATE) return "application/x-ndjson";
   return "text/event-stream; charset=utf-8";
 }
 
@@ -167,16 +149,16 @@ static char *dump(json_t *j) {
   return s;
 }
 
-char *http_error_body(cap_family f, int st, const char *msg) {
+char *http_error_body(sluice_endpoint f, int st, const char *msg) {
   switch (f) {
-  case FAM_ANTHROPIC:
+  case SLUICE_ENDPOINT_ANTHROPIC:
     return dump(json_pack("{s:s,s:{s:s,s:s}}", "type", "error", "error", "type",
                           anthropic_type(st), "message", msg));
-  case FAM_GEMINI:
+  case SLUICE_ENDPOINT_GEMINI:
     return dump(json_pack("{s:{s:i,s:s,s:s}}", "error", "code", st, "message", msg, "status",
                           gemini_status(st)));
-  case FAM_OLLAMA_CHAT:
-  case FAM_OLLAMA_GENERATE: return dump(json_pack("{s:s}", "error", msg));
+  case SLUICE_ENDPOINT_OLLAMA_CHAT:
+  case SLUICE_ENDPOINT_OLLAMA_GENERATE: return dump(json_pack("{s:s}", "error", msg));
   default:
     return dump(json_pack("{s:{s:s,s:s,s:n,s:s}}", "error", "message", msg, "type",
                           openai_type(st), "param", "code",
@@ -185,27 +167,27 @@ char *http_error_body(cap_family f, int st, const char *msg) {
   }
 }
 
-char *http_error_event(cap_family f, const char *msg) {
+char *http_error_event(sluice_endpoint f, const char *msg) {
   tbuf b = {0};
   char *j;
   switch (f) {
-  case FAM_ANTHROPIC:
+  case SLUICE_ENDPOINT_ANTHROPIC:
     j = dump(json_pack("{s:s,s:{s:s,s:s}}", "type", "error", "error", "type", "overloaded_error",
                        "message", msg));
     tbuf_xprintf(&b, "event: error\ndata: %s\n\n", j);
     break;
-  case FAM_OPENAI_RESPONSES:
+  case SLUICE_ENDPOINT_OPENAI_RESPONSES:
     j = dump(json_pack("{s:s,s:s,s:s,s:n}", "type", "error", "code", "server_error", "message",
                        msg, "param"));
     tbuf_xprintf(&b, "event: error\ndata: %s\n\n", j);
     break;
-  case FAM_GEMINI:
+  case SLUICE_ENDPOINT_GEMINI:
     j = dump(json_pack("{s:{s:i,s:s,s:s}}", "error", "code", 500, "message", msg, "status",
                        "INTERNAL"));
     tbuf_xprintf(&b, "data: %s\r\n\r\n", j);
     break;
-  case FAM_OLLAMA_CHAT:
-  case FAM_OLLAMA_GENERATE:
+  case SLUICE_ENDPOINT_OLLAMA_CHAT:
+  case SLUICE_ENDPOINT_OLLAMA_GENERATE:
     j = dump(json_pack("{s:s}", "error", msg));
     tbuf_xprintf(&b, "%s\n", j);
     break;

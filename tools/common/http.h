@@ -38,14 +38,12 @@ char *http_scrub_path(const char *path);
 /* The request headers of a connection as a JSON object, secrets redacted. */
 json_t *http_headers_json(struct MHD_Connection *c);
 
-/* The family a request path asks for (/v1/chat/completions, ...). */
-cap_family http_family_of_path(const char *path);
-/* The content type of a family's stream. */
-const char *http_stream_type(cap_family f);
+/* The content type of an endpoint's stream. */
+const char *http_stream_type(sluice_endpoint f);
 /* A provider-shaped error: the JSON body of an HTTP error with this status,
  * and the in-stream error event (with its SSE or NDJSON framing). malloc'd. */
-char *http_error_body(cap_family f, int status, const char *message);
-char *http_error_event(cap_family f, const char *message);
+char *http_error_body(sluice_endpoint f, int status, const char *message);
+char *http_error_event(sluice_endpoint f, const char *message);
 
 /* A request being received: its body, capped. */
 typedef struct http_req {
