@@ -23,7 +23,9 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef SLUICE_HAVE_ZLIB
 #include <zlib.h>
+#endif
 
 #include "common/http.h"
 
@@ -55,7 +57,9 @@ typedef struct stream {
   sluice_rng rng;
   double t0, last;
   int fd;
+#ifdef SLUICE_HAVE_ZLIB
   z_stream z;
+#endif
   int gz;
   tbuf out; /* what is ready to go, handed out as libmicrohttpd asks */
   size_t out_off;
@@ -109,6 +113,7 @@ static void emit(stream *s, const char *p, size_t n, int finish) {
     tbuf_xadd(&s->out, p, n);
     return;
   }
+#ifdef SLUICE_HAVE_ZLIB
   s->z.next_in = (Bytef *)p;
   s->z.avail_in = (uInt)n;
   do { /* flushed, so each piece can be decoded as it arrives */
@@ -118,6 +123,9 @@ static void emit(stream *s, const char *p, size_t n, int finish) {
     deflate(&s->z, finish ? Z_FINISH : Z_SYNC_FLUSH);
     tbuf_xadd(&s->out, buf, sizeof buf - s->z.avail_out);
   } while (s->z.avail_out == 0);
+#else
+  (void)finish;
+#endif
 }
 
 /* The smallest fault threshold still ahead of off, and what it does. */
@@ -203,7 +211,9 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max) {
 
 static void free_stream(void *cls) {
   stream *s = cls;
+#ifdef SLUICE_HAVE_ZLIB
   if (s->gz) deflateEnd(&s->z);
+#endif
   tbuf_free(&s->out);
   free(s);
 }
@@ -303,12 +313,14 @@ static enum MHD_Result stream_capture(server *sv, struct MHD_Connection *c, slui
    * small write go (after the peer's delayed ACK). */
   int one = 1;
   if (s->fd >= 0) setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+#ifdef SLUICE_HAVE_ZLIB
   if (sv->gzip) {
     if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
         Z_OK)
       die("out of memory");
     s->gz = 1;
   }
+#endif
   struct MHD_Response *resp =
       MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, reader, s, free_stream);
   if (!resp) {
@@ -509,6 +521,10 @@ static int setup(server *sv, serve_args *a, struct sockaddr_in *addr, int argc, 
   int rc = opt_parse(&serve_cmd, bases, argc, argv, &paths);
   if (rc < 0 && http_parse_listen(a->listen, addr))
     rc = opt_error(&serve_cmd, "--listen", "must be ADDRESS:PORT, like 127.0.0.1:0");
+#ifndef SLUICE_HAVE_ZLIB
+  if (rc < 0 && sv->gzip)
+    rc = opt_error(&serve_cmd, "--gzip", "this sluice was built without zlib");
+#endif
   if (rc < 0 && load_captures(sv, &paths)) rc = 2;
   strlist_free(&paths);
   return rc;

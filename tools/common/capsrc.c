@@ -15,9 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#ifdef SLUICE_HAVE_ZLIB
-#include <zlib.h>
-#endif
+#include "gz.h"
 
 #define BLOCK 65536
 
@@ -35,10 +33,7 @@ struct capsrc {
   int stopped; /* fn asked to stop */
   int failed;  /* an error of ours (err set) */
   uint64_t source, t;
-#ifdef SLUICE_HAVE_ZLIB
-  z_stream z;
-  int zopen, zdone;
-#endif
+  gz *z; /* the decoder of a gzip-encoded body */
 };
 
 void capsrc_info_free(capsrc_info *info) {
@@ -103,42 +98,20 @@ static int deliver(capsrc *cs, const char *p, size_t n) {
   return 0;
 }
 
-#ifdef SLUICE_HAVE_ZLIB
+static int gz_deliver(void *user, const char *p, size_t n) { return deliver(user, p, n); }
+
 /* A piece of a gzip-encoded body, decoded as it comes (a piece may decode
- * to nothing, or to much more: the ratio is capped). */
+ * to nothing, or to much more: gz caps the ratio and the size). */
 static int inflate_piece(capsrc *cs, const char *p, size_t n) {
-  if (!cs->zopen) {
-    if (inflateInit2(&cs->z, 15 + 32) != Z_OK) die("out of memory");
-    cs->zopen = 1;
+  char why[160];
+  if (!cs->z && !(cs->z = gz_new(cs->max_body))) {
+    gz_feed(NULL, p, n, gz_deliver, cs, why, sizeof why); /* says why not */
+    return fail(cs, "%s", why);
   }
-  if (cs->zdone) return 0; /* bytes after the end of the gzip stream */
-  cs->z.next_in = (Bytef *)(uintptr_t)p;
-  cs->z.avail_in = (uInt)n;
-  unsigned char out[16384];
-  while (cs->z.avail_in || cs->z.avail_out == 0) {
-    cs->z.next_out = out;
-    cs->z.avail_out = sizeof out;
-    int zr = inflate(&cs->z, Z_SYNC_FLUSH);
-    if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-      return fail(cs, "the gzip-encoded body is corrupt (%s)", cs->z.msg ? cs->z.msg : "inflate");
-    size_t got = sizeof out - cs->z.avail_out;
-    /* against the input inflate has consumed so far, so a bomb is stopped
-     * at its first blocks, not after a whole piece of it */
-    if (cs->info->body_bytes + got > (uint64_t)CAPSRC_MAX_RATIO * cs->z.total_in + 65536) {
-      char r[16];
-      snprintf(r, sizeof r, "%d", CAPSRC_MAX_RATIO);
-      return fail(cs, "the gzip-encoded body decodes to more than %s times its size", r);
-    }
-    if (deliver(cs, (const char *)out, got)) return 1;
-    if (zr == Z_STREAM_END) {
-      cs->zdone = 1;
-      break;
-    }
-    if (zr == Z_BUF_ERROR || (got == 0 && cs->z.avail_in == 0)) break;
-  }
-  return 0;
+  int r = gz_feed(cs->z, p, n, gz_deliver, cs, why, sizeof why);
+  if (r < 0) return fail(cs, "%s", why);
+  return r;
 }
-#endif
 
 /* ---------------- the reader's events ---------------- */
 
@@ -180,11 +153,7 @@ static int on_reader_event(void *user, const sluice_event *ev) {
   cs->t = ev->length;
   if (ev->length == UINT64_MAX) cs->info->timed = 0;
   if (!cs->info->gzip) return deliver(cs, ev->data, ev->data_len);
-#ifdef SLUICE_HAVE_ZLIB
   return inflate_piece(cs, ev->data, ev->data_len);
-#else
-  return fail(cs, "%s", "the body is gzip-encoded and this sluice was built without zlib");
-#endif
 }
 
 /* ---------------- reading the file ---------------- */
@@ -260,9 +229,7 @@ int capsrc_step(capsrc *cs) {
 
 void capsrc_close(capsrc *cs) {
   if (!cs) return;
-#ifdef SLUICE_HAVE_ZLIB
-  if (cs->zopen) inflateEnd(&cs->z);
-#endif
+  gz_free(cs->z);
   free(cs->blk);
   sluice_free(cs->reader);
   sluice_free(cs->detect);

@@ -15,7 +15,6 @@
 #include "util.h"
 
 #define CAPSRC_MAX_BODY ((size_t)256 << 20) /* the default cap on a decoded body */
-#define CAPSRC_MAX_RATIO 256 /* decoded bytes per gzip byte, at most (text: 5 to 30) */
 
 /* What a capture says of itself, filled before its first piece (the
  * header's fields) and at its end (the rest). */
