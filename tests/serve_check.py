@@ -67,13 +67,13 @@ def endpoint(family, model="m"):
         "openai-responses": "/v1/responses", "anthropic": "/v1/messages",
         "ollama-chat": "/api/chat", "ollama-generate": "/api/generate",
         "gemini": "/v1beta/models/%s:streamGenerateContent?alt=sse" % model,
-        "llamacpp": "/completion"}[family]
+        "llamacpp": "/completion", "cohere": "/v2/chat"}[family]
 
 
 def family_of(chunk):
     t = chunk.get("type")
     if isinstance(t, str) and "-" in t:
-        return "cohere"  # Cohere v2 (replay reads it; serve has no endpoint for it)
+        return "cohere"  # Cohere v2
     if isinstance(t, str):
         if t.startswith("response."):
             return "openai-responses"
@@ -163,9 +163,6 @@ def main():
     srv = Server([os.path.join(CAPS, n) for n in names] + ["--max-requests", str(len(names) + 2)])
     for n in names:
         want, fam = expected_body(n)
-        if fam == "cohere":
-            print("skip %s: serve has no Cohere endpoint" % n)
-            continue
         rc, got, code = curl(srv.url + endpoint(fam), extra=["-H", "X-Sluice-Capture: " + n])
         check(rc == 0 and code == 200 and got == want,
               "%s: %s endpoint gives the capture byte for byte (curl %d, HTTP %d)" % (n, fam, rc, code))
@@ -193,6 +190,25 @@ def main():
     one = os.path.join(CAPS, "openai-chat-text-usage-done.sse")
     want, _ = expected_body("openai-chat-text-usage-done.sse")
     events = want.count(b"\n\n")
+
+    # The model's deltas cut again: the same content, a delta per code point
+    # or at chosen positions, read back by replay.
+    def replay_text(body):
+        path = os.path.join(WORK, "resplit-read.sse")
+        open(path, "wb").write(body)
+        r = subprocess.run([SLUICE, "replay", "-q", "--output", "jsonl", path], capture_output=True)
+        evs = [json.loads(l) for l in r.stdout.splitlines()]
+        deltas = [e for e in evs if e["type"] == "delta" and e["kind"] == "text"]
+        return "".join(e["text"] for e in deltas), len(deltas), evs[-1]
+    text0, n0, end0 = replay_text(want)
+    for how, more in (("codepoint", True), ("at:3,7", None), ("whole", False)):
+        srv = Server([one, "--resplit", how, "--max-requests", "1"])
+        rc, got, code = curl(srv.url + "/v1/chat/completions")
+        srv.finish()
+        text, n, end = replay_text(got)
+        shape = (n == len(text0) if more else n == 1 if more is False else n == 3)
+        check(rc == 0 and text == text0 and end == end0 and shape,
+              "--resplit %s: the same text and end in %d deltas (recorded: %d)" % (how, n, n0))
 
     # Faults, through curl.
     srv = Server([one, "--cut-after", "1000", "--max-requests", "1"])
