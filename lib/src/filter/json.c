@@ -48,6 +48,15 @@ void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const cha
   j->failed = 1;
 }
 
+void sluicep_json_unloadable(json_filter *j, const char *why, uint64_t off) {
+  /* the earliest byte: decisions are not always made in input order (a
+   * number is checked at its end) */
+  if (!j->unload_why || off < j->unload_off) {
+    j->unload_why = why;
+    j->unload_off = off;
+  }
+}
+
 static void emit_text(json_filter *j) {
   if (j->failed || j->out.len == j->emitted) return;
   if (sluicep_emit(&j->base, SLUICE_TEXT, j->out.ptr + j->emitted, j->out.len - j->emitted))
@@ -439,61 +448,17 @@ static sluice_status json_feed(sluice_filter *f, const char *p, size_t n) {
 }
 
 /* A top-level scalar held in prose: the whole trimmed input (or fence, or
- * JSONP argument). */
+ * JSONP argument), read by the same token rules as a nested one. */
 static int lit_value(json_filter *j) {
-  static const struct {
-    const char *word, *json;
-  } lits[] = {{"true", "true"}, {"false", "false"}, {"null", "null"},
-              {"True", "true"}, {"False", "false"}, {"None", "null"}};
   if (!(j->lit_state == 1 || j->lit_state == 2 || j->lit_state == 4) || j->litn == 0) return 0;
-  const char *s = j->lit, *json = s, *kind = NULL;
-  size_t n = j->litn, len = n, i = 0;
-  for (size_t k = 0; k < 6 && !kind; k++) {
-    size_t l = strlen(lits[k].word);
-    if (l == n && memcmp(lits[k].word, s, n) == 0) {
-      json = lits[k].json;
-      len = strlen(json);
-      kind = k < 3 ? "" : "python_constant";
-    } else if (k < 3 && n >= 2 && n < l && memcmp(lits[k].word, s, n) == 0) {
-      /* a literal cut short, when it is the whole input ("tru") */
-      json = lits[k].json;
-      len = l;
-      kind = "truncated_literal";
-    }
-  }
-  if (!kind) { /* a JSON number, exactly */
-    if (s[i] == '-') i++;
-    if (i < n && s[i] == '0') i++;
-    else if (i < n && s[i] >= '1' && s[i] <= '9') while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-    else return 0;
-    if (i < n && s[i] == '.') {
-      size_t d = ++i;
-      while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-      if (i == d) return 0;
-    }
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-      i++;
-      if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-      size_t d = i;
-      while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-      if (i == d) return 0;
-    }
-    if (i != n) return 0;
-    if (sluicep_json_number_overflows(s, n)) {
-      sluicep_json_fail(j, SLUICE_JSON_INVALID, j->prose_off,
-                        "a number too large for a double, which jansson cannot load");
-      return 1;
-    }
-  }
+  int eof = j->lit_state != 4; /* not ended by a closing fence or a call's ')' */
+  if (!sluicep_json_top_scalar(j, j->lit, j->litn, j->prose_off, eof, 0)) return 0;
   if (j->call_used) REPAIR(j, "function_call", j->call_off);
   if (j->ndjson) {
     j->wrapped = 1;
     put1(j, '[');
   }
-  put(j, json, len);
-  if (kind && *kind) sluicep_json_repair(j, kind, strlen(kind), j->prose_off);
-  if (kind && strcmp(kind, "truncated_literal") == 0) j->truncated = 1;
-  return 1;
+  return sluicep_json_top_scalar(j, j->lit, j->litn, j->prose_off, eof, 1);
 }
 
 static sluice_status json_finish(sluice_filter *f) {
@@ -536,6 +501,11 @@ static sluice_status json_finish(sluice_filter *f) {
   ev.data = j->out.ptr ? j->out.ptr : "";
   ev.data_len = j->out.len;
   ev.complete = !j->truncated;
+  if (j->unload_why) {
+    ev.name = j->unload_why;
+    ev.name_len = strlen(j->unload_why);
+    ev.offset = j->unload_off;
+  }
   sluicep_event(f, &ev);
   return f->err.status;
 }

@@ -23,6 +23,8 @@
 #include <string.h>
 
 #define JSON_DEFAULT_MAX_DEPTH 2048
+#define JSON_LOADER_MAX_DEPTH 2048 /* jansson's own limit: deeper text is valid
+                                      JSON it cannot load */
 #define JSON_LIT_MAX 64    /* a top-level scalar held in prose */
 #define JSON_TOKEN_HOLD 64 /* bytes of an unquoted token held while it may be a
                               number, a literal, a call or an ellipsis */
@@ -106,6 +108,10 @@ typedef struct json_filter {
   int bslash;         /* a '\' between tokens: \" starts the bare layer */
   uint64_t bslash_off;
   int truncated, value_started;
+  /* the first thing in the text that a JSON reader with doubles (jansson)
+   * cannot hold: the text stays, the VALUE event says why (sluice.h) */
+  const char *unload_why;
+  uint64_t unload_off;
 
   /* prose, fences, a top-level call */
   int ticks;
@@ -220,8 +226,14 @@ static inline int sluicep_json_tick(json_filter *j, uint64_t off) {
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off);
 #define REPAIR(j, kind, off) sluicep_json_repair((j), (kind), sizeof(kind) - 1, (off))
 
-/* A rule error (depth, a value jansson cannot load): sticky. */
+/* A rule error (depth): sticky. */
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg);
+
+/* The text is valid JSON that a reader with doubles cannot load (a NUL in a
+ * key, a number past a double's range, nesting past jansson's 2048): kept,
+ * and marked on the VALUE event with the reason (a string literal) and the
+ * offset of the first such byte. */
+void sluicep_json_unloadable(json_filter *j, const char *why, uint64_t off);
 
 /* ---------------- json_value.c ---------------- */
 
@@ -249,6 +261,11 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off);
 void sluicep_json_push_call(json_filter *j);
 /* Starts the top-level value at a '"': a string, or a stringified document. */
 void sluicep_json_top_quote(json_filter *j, uint64_t off);
+/* Writes w[0..n), a top-level scalar at off (cut by the end of the input
+ * when eof), as the token rules read it; 0 when they make it a string.
+ * With write 0 it only says which. */
+int sluicep_json_top_scalar(json_filter *j, const char *w, size_t n, uint64_t off, int eof,
+                            int write);
 
 /* ---------------- json.c ---------------- */
 

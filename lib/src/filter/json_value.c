@@ -131,11 +131,10 @@ static void put_content_cp(json_filter *j, uint32_t cp, uint64_t off) {
   put_content(j, cp, (const char *)b, l, off);
 }
 
-/* jansson rejects a NUL in an object key even with JSON_ALLOW_NUL, so the
- * repaired text could not be loaded: an error, never a silent null. */
+/* jansson rejects a NUL in an object key even with JSON_ALLOW_NUL: the key
+ * is kept as written (valid JSON), and the text marked. */
 static void key_nul(json_filter *j, uint64_t off) {
-  sluicep_json_fail(j, SLUICE_JSON_INVALID, off,
-                    "a NUL character in an object key, which jansson cannot load");
+  sluicep_json_unloadable(j, "nul_in_key", off);
 }
 
 /* Re-feeds held code points (already decoded, so not through the layer). */
@@ -156,7 +155,10 @@ static size_t depth(const json_filter *j) { return j->nobj + j->narr + (size_t)j
 /* A value is about to start at depth() + 1: 0 (and fails) past the limit.
  * The default, 2048, is jansson's, so every repaired text loads. */
 static int depth_ok(json_filter *j, uint64_t off) {
-  if (!j->max_depth || depth(j) < j->max_depth) return 1;
+  if (!j->max_depth || depth(j) < j->max_depth) {
+    if (depth(j) >= JSON_LOADER_MAX_DEPTH) sluicep_json_unloadable(j, "depth", off);
+    return 1;
+  }
   sluicep_fail(&j->base, SLUICE_JSON_DEPTH, off, "nesting deeper than the depth limit (%zu)",
                j->max_depth);
   j->failed = 1;
@@ -371,7 +373,7 @@ static void unicode_done(json_filter *j) {
     break;
   case U_CHAR:
     if (v == 0 && j->is_key) key_nul(j, j->esc_off);
-    else put(j, j->hexbuf, 6);
+    put(j, j->hexbuf, 6);
     break;
   default: break;
   }
@@ -596,10 +598,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     j->kc_state = KC_WS1;
     return 1;
   }
-  if (cp == 0 && j->is_key) {
-    key_nul(j, off);
-    return 1;
-  }
+  if (cp == 0 && j->is_key) key_nul(j, off);
   put_content(j, cp, raw, len, off);
   return 1;
 }
@@ -683,14 +682,13 @@ static void num_emit(json_filter *j, unsigned char c) {
   j->num = t;
 }
 
-/* A number written from j->num_out that a double cannot hold is an error:
- * jansson would refuse the text. */
+/* A number written from j->num_out that a double cannot hold is valid JSON
+ * that jansson refuses: kept, and marked. */
 static void num_check(json_filter *j) {
   size_t n = j->out.len - j->num_out;
   if (j->num != N_EXP && j->num != N_E && j->num != N_ESIGN && n < 300) return; /* < 10^300 */
-  if (!j->failed && sluicep_json_number_overflows(j->out.ptr + j->num_out, n))
-    sluicep_json_fail(j, SLUICE_JSON_INVALID, j->tok_off,
-                      "a number too large for a double, which jansson cannot load");
+  if (sluicep_json_number_overflows(j->out.ptr + j->num_out, n))
+    sluicep_json_unloadable(j, "number_overflow", j->tok_off);
 }
 
 /* The end of a plain number written from j->num_out: the digit it may
@@ -725,31 +723,28 @@ static int num_as_written(const json_filter *j) {
   return 1;
 }
 
-/* Writes the held token as a number when it is one: 1 if written. */
-static int num_render(json_filter *j, int eof) {
+/* Writes the held token as the number it is (token_kind said TK_NUM). */
+static void num_render(json_filter *j, int eof) {
   if (j->num == N_HEX) {
     size_t start = j->tok[0] == '-' || j->tok[0] == '+' ? 3 : 2;
     char dec[24];
     size_t dn = sluicep_json_hex_to_decimal(j->tok + start, j->tokn - start, dec);
-    if (!dn) return 0;
     if (j->tok[0] == '+') REPAIR(j, "leading_plus", j->tok_off);
     REPAIR(j, "hex_number", j->tok_off);
     if (j->tok[0] == '-') put1(j, '-');
     put(j, dec, dn);
-    return 1;
+    return;
   }
-  if (!num_plain(j->num)) return 0;
   j->num_out = j->out.len;
   if (num_as_written(j)) { /* what num_emit would write, in one go */
     put(j, j->tok, j->tokn);
     num_check(j);
-    return 1;
+    return;
   }
   j->num = N_START;
   j->num_flags = 0;
   for (size_t k = 0; k < j->tokn; k++) num_emit(j, (unsigned char)j->tok[k]);
   num_end(j, eof);
-  return 1;
 }
 
 /* ---------------- unquoted tokens ---------------- */
@@ -895,21 +890,49 @@ static size_t token_add(json_filter *j, const char *p, size_t n) {
   return token_bytes(j, p, n);
 }
 
-/* Writes a held token; returns 0 when it is dropped (an ellipsis). endcp is
- * the code point that ended it (0 at the end of the input). */
-static int render_token(json_filter *j, int eof, uint32_t endcp) {
+/* What a held token is, decided where it ends (endcp is the code point
+ * that ended it, 0 at the end of the input). */
+enum tok_kind {
+  TK_DROP,   /* an ellipsis where an element could be: [1, 2, ...] */
+  TK_WORD,   /* a literal or constant in word_names (*wi) */
+  TK_TRUNC,  /* a prefix of one at the end of the input (*wi) */
+  TK_NUM,    /* a number (repaired if need be; hexadecimal made decimal) */
+  TK_STRING, /* anything else, and every key */
+};
+
+static enum tok_kind token_kind(const json_filter *j, int eof, uint32_t endcp, int *wi) {
   const char *w = j->tok;
   size_t n = j->tokn;
+  int k = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
+  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1; /* only an ellipsis is a key's word */
+  if (k >= 0 && !word_json_len[k]) {
+    if (j->tok_key ? endcp != ':' : top(j) == '[') return TK_DROP;
+    k = -1;
+  }
+  *wi = k;
+  if (j->tok_key) return TK_STRING;
+  if (k >= 0) return TK_WORD;
+  if (eof)
+    for (size_t i = 0; i < W_TRUNCATABLE; i++)
+      if (n < word_len[i] && memcmp(word_names[i], w, n) == 0) {
+        *wi = (int)i;
+        return TK_TRUNC;
+      }
+  if (j->num == N_HEX) { /* 0x1F; longer than 13 digits it stays a string */
+    size_t start = w[0] == '-' || w[0] == '+' ? 3 : 2;
+    return n - start <= 13 ? TK_NUM : TK_STRING;
+  }
+  return num_plain(j->num) ? TK_NUM : TK_STRING;
+}
+
+/* Writes a held token; returns 0 when it is dropped (an ellipsis). */
+static int render_token(json_filter *j, int eof, uint32_t endcp) {
+  int wi;
+  enum tok_kind k = token_kind(j, eof, endcp, &wi);
   uint64_t off = j->tok_off;
-  int wi = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
-  if (wi >= 0 && j->tok_key && word_json_len[wi]) wi = -1; /* only an ellipsis is a key's word */
-  if (wi >= 0 && !word_json_len[wi]) {
-    /* an ellipsis where an element could be: [1, 2, ...], {"a": 1, ...} */
-    if (j->tok_key ? endcp != ':' : top(j) == '[') {
-      REPAIR(j, "ellipsis", off);
-      return 0;
-    }
-    wi = -1;
+  if (k == TK_DROP) {
+    REPAIR(j, "ellipsis", off);
+    return 0;
   }
   if (j->tok_key) {
     begin_item(j);
@@ -917,25 +940,24 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
   } else {
     if (!depth_ok(j, off)) return 1;
     begin_item(j);
-    if (wi >= 0) {
+    switch (k) {
+    case TK_WORD:
       put(j, word_json[wi], word_json_len[wi]);
       if (word_kind_len[wi]) sluicep_json_repair(j, word_kind[wi], word_kind_len[wi], off);
       return 1;
+    case TK_TRUNC:
+      put(j, word_json[wi], word_json_len[wi]);
+      REPAIR(j, "truncated_literal", off);
+      j->truncated = 1;
+      return 1;
+    case TK_NUM: num_render(j, eof); return 1;
+    default: break;
     }
-    if (eof)
-      for (size_t i = 0; i < W_TRUNCATABLE; i++)
-        if (n < word_len[i] && memcmp(word_names[i], w, n) == 0) {
-          put(j, word_json[i], word_json_len[i]);
-          REPAIR(j, "truncated_literal", off);
-          j->truncated = 1;
-          return 1;
-        }
-    if (num_render(j, eof)) return 1;
     if (j->num == N_LEAD0) REPAIR(j, "leading_zero", off); /* 0789: digits that mean a code */
     else REPAIR(j, "unquoted_string", off);
   }
   put1(j, '"');
-  put_escaped(j, w, n);
+  put_escaped(j, j->tok, j->tokn);
   put1(j, '"');
   return 1;
 }
@@ -960,6 +982,29 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
   } else {
     value_done(j);
   }
+}
+
+/* A top-level scalar held in prose (json.c): the whole trimmed input, fence
+ * or JSONP argument, read by the token rules above as a nested token that
+ * ends there (2. is 2.0, tru is true, NaN is null). A token those rules make
+ * a string is prose, and a one-letter prefix of a literal too ("a", "n"):
+ * returns 0. With write 0 it only says whether it is a value. */
+int sluicep_json_top_scalar(json_filter *j, const char *w, size_t n, uint64_t off, int eof,
+                            int write) {
+  start_token(j, 0, off);
+  memcpy(j->tok, w, n);
+  j->tokn = n;
+  for (size_t k = 0; k < n; k++) j->num = num_next(j->num, (unsigned char)w[k]);
+  int wi;
+  enum tok_kind k = token_kind(j, eof, 0, &wi);
+  int value = !(k == TK_STRING || k == TK_DROP || (k == TK_TRUNC && n < 2));
+  if (value && write) {
+    end_token(j, eof, 0);
+    return 1;
+  }
+  j->vs = V_VALUE;
+  j->tokn = 0;
+  return value;
 }
 
 static int token_ends(const json_filter *j, uint32_t c) {
@@ -1025,10 +1070,7 @@ static int token_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, ui
     end_token(j, 0, cp);
     return 0;
   }
-  if (cp == 0 && j->tok_key) {
-    key_nul(j, off);
-    return 1;
-  }
+  if (cp == 0 && j->tok_key) key_nul(j, off);
   token_add(j, raw, len);
   return 1;
 }
