@@ -301,6 +301,110 @@ static void check_pinned(const char *id, json_t *opts, const char *p, size_t n, 
   pinned_checked++;
 }
 
+/* ---------------- valid JSON is the identity ---------------- */
+
+/* The input without the whitespace between tokens: what the filter must give
+ * for valid JSON. */
+static size_t strip_ws(const char *p, size_t n, char *out) {
+  size_t m = 0;
+  int in = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = p[i];
+    if (in) {
+      out[m++] = c;
+      if (c == '\\' && i + 1 < n) out[m++] = p[++i];
+      else if (c == '"') in = 0;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out[m++] = c;
+      in = c == '"';
+    }
+  }
+  return m;
+}
+
+/* Valid JSON in, the same JSON out: no repair, no truncation, the text the
+ * input less its whitespace, whole and a byte at a time. */
+static size_t identity_checked;
+
+static void check_identity(const char *id, const char *p, size_t n) {
+  char *want = malloc(n + 1);
+  if (!want) abort();
+  size_t wn = strip_ws(p, n, want);
+  for (int bytewise = 0; bytewise < 2; bytewise++) {
+    result r;
+    run(&r, p, n, bytewise, 0, 2048);
+    CHECKF(r.st == SLUICE_OK && r.repairs == 0 && r.complete && r.value_len == wn &&
+              memcmp(r.value, want, wn) == 0 && value_ok(&r, 0),
+          "%s: valid JSON changed (%s, %zu repairs): %.*s", id, sluice_status_name(r.st),
+          r.repairs, (int)r.value_len, r.value ? r.value : "");
+    result_free(&r);
+  }
+  free(want);
+  identity_checked++;
+}
+
+/* Random valid documents: every kind of token, escapes, UTF-8, numbers in
+ * all their forms, the four whitespace characters between tokens. */
+static void gen_ws(uint64_t *seed, char *d, size_t *n);
+static uint64_t rng(uint64_t *s);
+
+static void gen_value(uint64_t *seed, char *d, size_t *n, int depth) {
+  static const char *const scalars[] = {
+      "0", "-0", "1", "-12", "3.25", "1e5", "2E-3", "-0.0e+0", "12345678901234567890",
+      "1.5e300", "true", "false", "null", "\"\"", "\"a b\"", "\"\\\" \\\\ \\/ \\b\\f\\n\\r\\t\"",
+      "\"\\u00e9\\ud83d\\ude00\\u0000\"", "\"caf\xc3\xa9 \xe2\x80\x9c \xf0\x9f\x8e\x89\"",
+      "\"x, \\\"y\\\": 1}\"", "\"[1] {a} // # /* */\"", "\"' ` \xe2\x80\xa6 ...\"", "\"http://x.y/z?a=1\""};
+  uint64_t r = rng(seed) % 10;
+  if (depth < 6 && r < 3) {
+    int obj = r == 0;
+    size_t k = rng(seed) % 4;
+    d[(*n)++] = obj ? '{' : '[';
+    for (size_t i = 0; i < k; i++) {
+      if (i) d[(*n)++] = ',';
+      gen_ws(seed, d, n);
+      if (obj) {
+        const char *key = rng(seed) % 2 ? "\"k\"" : "\"a \\\"q\\\" \xc3\xa9\"";
+        memcpy(d + *n, key, strlen(key));
+        *n += strlen(key);
+        gen_ws(seed, d, n);
+        d[(*n)++] = ':';
+        gen_ws(seed, d, n);
+      }
+      gen_value(seed, d, n, depth + 1);
+      gen_ws(seed, d, n);
+    }
+    d[(*n)++] = obj ? '}' : ']';
+    return;
+  }
+  const char *s = scalars[rng(seed) % (sizeof scalars / sizeof scalars[0])];
+  memcpy(d + *n, s, strlen(s));
+  *n += strlen(s);
+}
+
+static void gen_ws(uint64_t *seed, char *d, size_t *n) {
+  static const char ws[] = " \t\n\r";
+  size_t k = rng(seed) % 4;
+  for (size_t i = 0; i < k; i++) d[(*n)++] = ws[rng(seed) % 4];
+}
+
+static void valid_identity_property(void) {
+  uint64_t seed = 0x2545F4914F6CDD1DULL;
+  char *doc = malloc(1 << 20);
+  if (!doc) abort();
+  size_t before = identity_checked;
+  for (int t = 0; t < 5000; t++) {
+    size_t n = 0;
+    gen_ws(&seed, doc, &n);
+    gen_value(&seed, doc, &n, 0);
+    gen_ws(&seed, doc, &n);
+    char id[32];
+    snprintf(id, sizeof id, "random valid %d", t);
+    check_identity(id, doc, n);
+  }
+  CHECKF(identity_checked - before == 5000, "identity: %zu documents", identity_checked - before);
+  free(doc);
+}
+
 static void suite_property(const char *dir) {
   DIR *d = opendir(dir);
   CHECKF(d != NULL, "cannot open %s", dir);
@@ -329,6 +433,9 @@ static void suite_property(const char *dir) {
           (opts && json_object_get(opts, "max_depth")))
         continue;
       check_suite_input(id, json_string_value(in), json_string_length(in));
+      const char *src = json_string_value(json_object_get(c, "source"));
+      if (src && strncmp(src, "JSONTestSuite", 13) == 0)
+        check_identity(id, json_string_value(in), json_string_length(in));
     }
     json_decref(f);
   }
@@ -651,11 +758,13 @@ static void nomem(void) {
 
 int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) prefix_property_doc(docs[i]);
+  for (int a = 1; a < argc; a++) suite_property(argv[a]); /* json, json-testsuite */
   if (argc > 1) {
-    suite_property(argv[1]);
     CHECKF(suite_inputs_checked >= 300, "only %zu suite inputs checked", suite_inputs_checked);
     CHECKF(pinned_checked >= 20, "only %zu i_ cases checked", pinned_checked);
   }
+  if (argc > 2) CHECKF(identity_checked == 95, "%zu JSONTestSuite y_ files, not 95", identity_checked);
+  valid_identity_property();
   random_property();
   prose_property();
   deep_and_many();
