@@ -363,7 +363,12 @@ static int head_empty(const json_filter *j) {
  * its head plus the containers opened or closed since: linear in total. */
 static void snapshot(json_filter *j) {
   if (j->failed || !j->value_started) return;
-  size_t mark = j->out.len, hlen = 0;
+  size_t mark = j->out.len, hlen = 0, d = j->stack.len;
+  /* A mismatched closer still undecided: finishing would close every frame
+   * (the inner closers missing), the same text as the tail of the state it
+   * came in, so that state's head is taken (no trial closing every frame). */
+  enum json_vstate vs = j->vs;
+  if (vs == V_MISCLOSE) j->vs = j->mis_vs;
   if (j->phase == P_VALUE && !head_empty(j)) {
     /* The head is what finishing would write: run that code on the state
      * and restore the state (all held data lives in the struct). */
@@ -373,7 +378,11 @@ static void snapshot(json_filter *j) {
     if (!j->failed && j->phase == P_VALUE && j->stack.len) sluicep_json_fill_in(j, j->pos);
     sluice_status st = j->failed ? j->base.err.status : SLUICE_OK;
     sluicep_buf out = j->out, stack = j->stack;
+    /* finishing may close frames (a string that ended before held closers):
+     * their closers are in the head, the tail closes the frames below */
+    d = stack.len;
     *j = saved;
+    j->vs = vs;
     j->out.ptr = out.ptr;
     j->out.cap = out.cap;
     j->stack.ptr = stack.ptr;
@@ -385,13 +394,16 @@ static void snapshot(json_filter *j) {
     if (st != SLUICE_OK) return; /* no valid text for this prefix (1e400): no snapshot */
     hlen = out.len - mark;
   }
+  j->vs = vs;
   const char *head = j->out.ptr + mark;
-  size_t d = j->stack.len, from = 0;
+  size_t from = 0;
   uint64_t drop = 0;
   int wrap = j->wrapped; /* the ndjson array's ']' ends the tail while it is open */
   if (j->snap_started) {
     from = j->snap_lwm;
     drop = j->snap_head.len + j->snap_dropc + (uint64_t)(j->snap_wrap && !wrap);
+    for (; from > d; from--) /* frames the head closes, from the previous tail */
+      if (j->stack.ptr[from - 1] != '(') drop++;
   }
   sluicep_buf *s = &j->snap_scratch;
   s->len = 0;

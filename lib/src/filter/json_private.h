@@ -29,7 +29,8 @@
 #define JSON_TOKEN_HOLD 64 /* bytes of an unquoted token held while it may be a
                               number, a literal, a call or an ellipsis */
 #define JSON_WSP_MAX 64    /* spaces held inside an unquoted token */
-#define JSON_QP_MAX 32     /* code points held after a candidate closing quote */
+#define JSON_QP_MAX 32     /* spaces held after a candidate closing quote */
+#define JSON_QW_MAX 32     /* and a word on the next line (a key, an item) */
 #define JSON_KC_MAX 48     /* code points held after a comma inside a string */
 #define JSON_TQ_MAX 16     /* code points held after a top-level '"' */
 
@@ -52,6 +53,7 @@ enum json_vstate {
   V_WORD,   /* inside an unquoted token (number, literal, word, key) */
   V_TOPQ,   /* after a top-level '"': a string, or a stringified document? */
   V_SKIP,   /* the arguments of a call after its first one, dropped */
+  V_MISCLOSE, /* after a closer that does not match the innermost container */
 };
 
 enum json_quote { Q_DQ, Q_SQ, Q_CURLY_D, Q_CURLY_S };
@@ -142,11 +144,15 @@ typedef struct json_filter {
   int hi; /* a high surrogate escape is held in hibuf */
   char hibuf[6];
   uint64_t hi_off;
-  /* a candidate closing quote, the spaces after it, maybe a '+' (qplus) */
-  uint32_t qcp[JSON_QP_MAX];
-  uint64_t qoff[JSON_QP_MAX];
-  size_t qn;
-  int qplus;
+  /* a candidate closing quote, the spaces after it, maybe a '+' (qplus);
+   * after a line break (qnl) maybe a word from qword on */
+  uint32_t qcp[1 + JSON_QP_MAX + JSON_QW_MAX];
+  uint64_t qoff[1 + JSON_QP_MAX + JSON_QW_MAX];
+  size_t qn, qword;
+  int qplus, qnl;
+  /* brackets opened inside the string's content, not yet closed there: a
+   * closer of the string's container with none open may end the string */
+  size_t sobj, sarr;
   /* a comma inside a string and what follows (a candidate next key), or
    * the characters after a top-level '"' */
   size_t tq_out; /* where the content of a top-level string starts in out */
@@ -169,6 +175,12 @@ typedef struct json_filter {
   enum json_num num;
   int num_flags;
   size_t num_out; /* where the number being written starts in out */
+
+  /* a mismatched closer whose reading waits for the next token: the
+   * closer, its offset, the state it came in */
+  uint32_t mis;
+  uint64_t mis_off;
+  enum json_vstate mis_vs;
 
   /* extra call arguments being dropped */
   int skd;
@@ -209,10 +221,12 @@ static inline void sluicep_json_put1(json_filter *j, char c) {
   else sluicep_json_put(j, &c, 1);
 }
 
-/* Spaces outside strings: JSON's four and the Unicode ones LLMs emit. */
+/* Spaces outside strings: JSON's four, the Unicode ones LLMs emit, and the
+ * invisible ones (zero width space U+200B, word joiner U+2060, U+FEFF)
+ * that carry no value between tokens: {"a":\u200b1} is {"a":1}. */
 static inline int sluicep_json_is_space(uint32_t c) {
   if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
-  return sluicep_is_space_cp(c);
+  return sluicep_is_space_cp(c) || c == 0x200B || c == 0x2060 || c == 0xFEFF;
 }
 
 /* One more backtick of a run (fences): returns the run's length. */

@@ -37,7 +37,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
 /* One table for the byte loop's runs (bits may combine):
  *   1  ends a plain run in a double-quoted string (control, '"', '\')
  *   2  ends a plain run in a single- or curly-quoted string (also '\'')
- *   4  ',' (ends a run when a comma may start the next key)
+ *   4  (unused)
  *   8  not ASCII (a UTF-8 sequence is checked on its own)
  *  16  JSON whitespace, skipped between tokens
  *  32  needs the slow path between tokens (control, '`', '/', '#', '\', non-ASCII)
@@ -45,7 +45,6 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
  * 128  ends any unquoted token (, } ] { [ " and newlines) */
 #define C_DQ 1
 #define C_SQ 2
-#define C_COMMA 4
 #define C_HIGH 8
 #define C_WS 16
 #define C_SLOW 32
@@ -54,7 +53,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
 static const unsigned char cls[256] = {
      35,  35,  35,  35,  35,  35,  35,  35,  35,  19, 147,  35,  35, 147,  35,  35,
      35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,
-     16,   0, 131,  32,  64,   0,   0,   2,   0,   0,   0,   0, 132,  64,  64,  32,
+     16,   0, 131,  32,  64,   0,   0,   2,   0,   0,   0,   0, 128,  64,  64,  32,
      64,  64,  64,  64,  64,  64,  64,  64,  64,  64,   0,   0,   0,   0,   0,   0,
       0,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,
      64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64, 128,  35, 128,   0,  64,
@@ -251,14 +250,9 @@ static void close_top(json_filter *j, uint64_t off) {
   value_done(j);
 }
 
-/* A closing bracket: closes its container, closing the frames opened inside
- * it first; a bracket with no open container of its kind is dropped. */
-static void closer(json_filter *j, uint32_t c, uint64_t off) {
-  char want = c == '}' ? '{' : '[';
-  if ((want == '{' ? j->nobj : j->narr) == 0) {
-    REPAIR(j, "redundant_closer", off);
-    return;
-  }
+/* A closer for an outer container: it closes the frames opened inside it
+ * first (their closers were missing). */
+static void close_through(json_filter *j, char want, uint64_t off) {
   while (top(j) != want && !j->failed) {
     REPAIR(j, "missing_closer", off);
     close_top(j, off);
@@ -266,9 +260,52 @@ static void closer(json_filter *j, uint32_t c, uint64_t off) {
   if (!j->failed) close_top(j, off);
 }
 
+/* A closing bracket: closes its container, closing the frames opened inside
+ * it first; a bracket with no open container of its kind is dropped. When
+ * that would close the outermost container (the whole value) while the
+ * innermost is the other kind, the reading waits for the next token
+ * (V_MISCLOSE): {"k": ["a", "b"}, "k2": 1} is a wrong bracket, not the
+ * end of the value. */
+static void closer(json_filter *j, uint32_t c, uint64_t off) {
+  char want = c == '}' ? '{' : '[', t = top(j);
+  size_t n = want == '{' ? j->nobj : j->narr;
+  if (n == 0) {
+    REPAIR(j, "redundant_closer", off);
+    return;
+  }
+  if (t != want && t != '(' && n == 1 && j->stack.ptr[0] == want) {
+    j->mis = c;
+    j->mis_off = off;
+    j->mis_vs = j->vs;
+    j->vs = V_MISCLOSE;
+    return;
+  }
+  close_through(j, want, off);
+}
+
+/* After a mismatched closer that would end the value: a comma next means
+ * the value goes on, so the closer was the wrong kind for the innermost
+ * container and closes that one only (mismatched_closer); anything else
+ * (or the end of the input) means the inner closers were missing. Spaces
+ * between are skipped (nothing is written for them). */
+static int misclose_cp(json_filter *j, uint32_t cp) {
+  if (cp != ',' && (sluicep_json_is_space(cp) || is_ws(cp))) return 1;
+  j->vs = j->mis_vs;
+  if (cp == ',') {
+    REPAIR(j, "mismatched_closer", j->mis_off);
+    close_top(j, j->mis_off);
+  } else {
+    close_through(j, j->mis == '}' ? '{' : '[', j->mis_off);
+  }
+  return 0;
+}
+
 /* ---------------- strings ---------------- */
 
-enum { KC_WS1, KC_KEY, KC_WS2 };
+/* The holds inside a value string of a container (kc_cp): after a comma,
+ * spaces, a quoted key and spaces (KC_WS1, KC_KEY, KC_WS2); after a closer
+ * of the string's container, more closers and spaces (KC_CLOSE). */
+enum { KC_WS1, KC_KEY, KC_WS2, KC_CLOSE };
 
 static void set_quote(json_filter *j, uint32_t c, uint64_t off) {
   switch (c) {
@@ -292,6 +329,7 @@ static void open_string(json_filter *j, uint32_t c, int key, uint64_t off) {
   j->qn = 0;
   j->qplus = 0;
   j->kn = 0;
+  j->sobj = j->sarr = 0;
   set_quote(j, c, off);
 }
 
@@ -308,7 +346,8 @@ static int is_close_quote(const json_filter *j, uint32_t c) {
  * point decides: a delimiter that fits where the string is means the quote
  * closed it; anything else means it was an unescaped quote inside. */
 static int quote_closes(const json_filter *j, uint32_t c) {
-  if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#')
+  if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#' ||
+      is_digit(c)) /* ["a" 2]: the next value, a comma missing */
     return 1;
   /* the next string of the same kind: a missing comma ('a' 'b') */
   if ((c == '\'' && j->q == Q_SQ) || (c == 0x2018 && j->q == Q_CURLY_S)) return 1;
@@ -317,12 +356,13 @@ static int quote_closes(const json_filter *j, uint32_t c) {
 }
 
 /* The decision on a candidate closing quote, given the first code point
- * after it that is not a space and whether spaces came between. A key
- * rarely holds a quote: after a space, or before what starts a value, the
- * quote ends it (a missing colon). A top-level string ends at its quote. */
+ * after it that is not a space and whether spaces came between; the same
+ * for a top-level string as for a nested one. A key rarely holds a quote:
+ * after a space, or before what starts a value, the quote ends it (a
+ * missing colon). */
 static int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
-  if (quote_closes(j, cp) || j->stack.len == 0) return 1;
-  return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-' || is_digit(cp));
+  if (quote_closes(j, cp)) return 1;
+  return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-');
 }
 
 static void close_string(json_filter *j) {
@@ -330,6 +370,8 @@ static void close_string(json_filter *j) {
   put1(j, '"');
   j->qn = 0;
   j->qplus = 0;
+  j->qnl = 0;
+  j->qword = 0;
   if (j->is_key) j->vs = V_COLON;
   else value_done(j);
 }
@@ -422,17 +464,66 @@ static void quote_content(json_filter *j) {
   for (size_t k = 1; k < j->qn; k++) put_content_cp(j, j->qcp[k], j->qoff[k]);
   j->qn = 0;
   j->qplus = 0;
+  j->qnl = 0;
+  j->qword = 0;
+}
+
+static int kc_possible(const json_filter *j);
+
+/* A word the next line may begin with: letters, digits, _ $ . - and spaces
+ * inside (a key "first name"), no quote or structure. */
+static int qword_char(uint32_t c) {
+  return c < 0x80 ? (cls[c] & C_WORD) || c == ' ' || c == '\t' : !is_open_quote(c);
+}
+
+/* What ends such a word when it continues the enclosing value: a colon in
+ * an object (the next key, its comma missing), the end of an item in an
+ * array (the next item, unquoted). */
+static int qword_ends(const json_filter *j, uint32_t c) {
+  return top(j) == '{' ? c == ':' : c == ',' || c == ']' || c == '\n' || c == '\r';
+}
+
+/* The quote closed the string after all: what was held after it (spaces,
+ * the word) is read again as the structure that follows. */
+static void quote_closed_before(json_filter *j) {
+  uint32_t cps[JSON_QP_MAX + JSON_QW_MAX];
+  uint64_t offs[JSON_QP_MAX + JSON_QW_MAX];
+  size_t n = j->qn - 1;
+  memcpy(cps, j->qcp + 1, n * sizeof cps[0]);
+  memcpy(offs, j->qoff + 1, n * sizeof offs[0]);
+  close_string(j);
+  refeed(j, cps, offs, n);
+}
+
+/* After a candidate closing quote and a line break, a word is held: the
+ * reading decided by what follows it (FORMAT: the quote closed the string
+ * when the next line continues the value as a new member or item; held:
+ * the spaces and at most JSON_QW_MAX code points of the word). */
+static int qword_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  if (qword_ends(j, cp)) {
+    quote_closed_before(j);
+    return 0;
+  }
+  if (qword_char(cp) && j->qn - j->qword < JSON_QW_MAX) {
+    j->qcp[j->qn] = cp;
+    j->qoff[j->qn++] = off;
+    return 1;
+  }
+  quote_content(j);
+  return 0;
 }
 
 /* A candidate closing quote is held (with the spaces after it and maybe a
  * '+'). Returns 0 when cp must be processed again. */
 static int quote_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  if (j->qword) return qword_cp(j, cp, off);
   if (is_ws(cp) || (cp == '+' && !j->qplus)) {
-    if (j->qn == JSON_QP_MAX) { /* a quote followed by that much space ends the string */
+    if (j->qn == 1 + JSON_QP_MAX) { /* a quote followed by that much space ends the string */
       close_string(j);
       return 0;
     }
     if (cp == '+') j->qplus = (int)j->qn + 1;
+    if (cp == '\n' || cp == '\r') j->qnl = 1;
     j->qcp[j->qn] = cp;
     j->qoff[j->qn++] = off;
     return 1;
@@ -449,9 +540,15 @@ static int quote_cp(json_filter *j, uint32_t cp, uint64_t off) {
       close_string(j);
       return 0;
     }
-  } else if (quote_ends(j, cp, j->qn > 1)) {
+  } else if (quote_ends(j, cp, j->qn > 1) || (j->qnl && j->stack.len == 0)) {
+    /* (a top-level value ends at a line break: what follows is prose) */
     close_string(j);
     return 0;
+  } else if (j->qnl && kc_possible(j) && qword_char(cp) && cp != ' ' && cp != '\t') {
+    j->qword = j->qn; /* "John"\n lastName: ... */
+    j->qcp[j->qn] = cp;
+    j->qoff[j->qn++] = off;
+    return 1;
   }
   quote_content(j);
   return 0;
@@ -485,9 +582,16 @@ static void detach(json_filter *j, held *h) {
   j->kn = 0;
 }
 
-/* The comma and what followed it were string content after all. */
+/* The comma and what followed it were string content after all (as were
+ * the closers and spaces of KC_CLOSE, which no rule in a string reads:
+ * written as they are). */
 static void kc_fail(json_filter *j) {
   held h;
+  if (j->kc_state == KC_CLOSE) {
+    for (size_t k = 0; k < j->kn; k++) put_content_cp(j, j->kcp[k], j->koff[k]);
+    j->kn = 0;
+    return;
+  }
   detach(j, &h);
   put1(j, ',');
   refeed(j, h.cp + 1, h.off + 1, h.n - 1);
@@ -503,12 +607,26 @@ static void kc_commit(json_filter *j) {
   refeed(j, h.cp, h.off, h.n);
 }
 
+/* After a closer held in a string (KC_CLOSE), another one counts only if
+ * it closes the next frame out, so that the end of the input closes just
+ * the frames of the held closers. */
+static int closes_next_frame(const json_filter *j, uint32_t cp) {
+  size_t closers = 0;
+  for (size_t k = 0; k < j->kn; k++) closers += j->kcp[k] == '}' || j->kcp[k] == ']';
+  if (closers >= j->stack.len) return 0;
+  char f = j->stack.ptr[j->stack.len - 1 - closers];
+  return cp == (f == '{' ? '}' : f == '[' ? ']' : 0);
+}
+
 /* A comma inside a string is held with what follows: spaces, a quote, key
  * characters, a quote, spaces, then ':' (or ',' ']' in an array) commits.
  * Returns 0 when cp must be processed again. */
 static int kc_cp(json_filter *j, uint32_t cp, uint64_t off) {
   int hold = 0;
   switch (j->kc_state) {
+  case KC_CLOSE: /* only the end of the input commits (sluicep_json_finish_token) */
+    hold = is_ws(cp) || closes_next_frame(j, cp);
+    break;
   case KC_WS1:
     if (is_ws(cp)) hold = 1;
     else if (is_close_quote(j, cp)) hold = 1, j->kc_state = KC_KEY;
@@ -591,12 +709,23 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     j->qn = 1;
     return 1;
   }
-  if (cp == ',' && kc_possible(j)) {
-    j->kcp[0] = cp;
-    j->koff[0] = off;
-    j->kn = 1;
-    j->kc_state = KC_WS1;
-    return 1;
+  if ((cp == ',' || cp == '}' || cp == ']' || cp == '{' || cp == '[') && kc_possible(j)) {
+    if (cp == '{' || cp == '[') { /* content; its closer will be too */
+      if (cp == '{') j->sobj++;
+      else j->sarr++;
+    } else if (cp == '}' && j->sobj) {
+      j->sobj--;
+    } else if (cp == ']' && j->sarr) {
+      j->sarr--;
+    } else if (cp == ',' || cp == (top(j) == '{' ? '}' : ']')) {
+      /* a comma (the next key may follow), or the container's closer with
+       * no bracket open in the string: the closing quote may be missing */
+      j->kcp[0] = cp;
+      j->koff[0] = off;
+      j->kn = 1;
+      j->kc_state = cp == ',' ? KC_WS1 : KC_CLOSE;
+      return 1;
+    }
   }
   if (cp == 0 && j->is_key) key_nul(j, off);
   put_content(j, cp, raw, len, off);
@@ -1109,6 +1238,25 @@ static int skip_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 /* ---------------- between tokens ---------------- */
 
+/* A '{' or '[' where an object expects a key or a comma cannot go on in
+ * the object; in an array, it is the array's next item: the object's
+ * closer was missing ([{"i":1{"i":2}] is two objects). Its comma, if any,
+ * is the array's. Returns 1 when it closed the object (cp is read again). */
+static int object_in_array_ends(json_filter *j, uint32_t cp, uint64_t off) {
+  if ((cp != '{' && cp != '[') || top(j) != '{' || j->stack.len < 2 ||
+      j->stack.ptr[j->stack.len - 2] != '[')
+    return 0;
+  int comma = j->pending_comma;
+  j->pending_comma = 0;
+  REPAIR(j, "missing_closer", off);
+  close_top(j, off);
+  if (comma) { /* [{"i":1,{"i":2}] */
+    j->pending_comma = 1;
+    j->vs = V_VALUE;
+  }
+  return 1;
+}
+
 /* Where a value (key = 0) or a key (key = 1) is expected. */
 static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key) {
   char t = top(j);
@@ -1127,6 +1275,8 @@ static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key)
     } else {
       REPAIR(j, "extra_comma", off);
     }
+  } else if (key && object_in_array_ends(j, cp, off)) {
+    return 0;
   } else if (cp == ':' || cp == '{' || cp == '[') {
     REPAIR(j, "unexpected_char", off);
   } else {
@@ -1186,6 +1336,7 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
     REPAIR(j, "unexpected_char", off);
     return 1;
   }
+  if (object_in_array_ends(j, cp, off)) return 0;
   REPAIR(j, "missing_comma", off);
   j->pending_comma = 1;
   j->comma_off = off;
@@ -1378,8 +1529,16 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
     if (j->vs == V_TOPQ) {
       topq_decide(j, 0);
     } else if (j->vs == V_STRING) {
+      if (j->kn && j->kc_state == KC_CLOSE) { /* {"a": "b}  ["hello, world] */
+        kc_commit(j);
+        continue;
+      }
       if (j->kn) {
         kc_fail(j);
+        continue;
+      }
+      if (j->qword) { /* "x"\n b: the word is the next key or item */
+        quote_closed_before(j);
         continue;
       }
       if (!j->qn) {
@@ -1393,6 +1552,8 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
       close_string(j);
     } else if (j->vs == V_WORD) {
       end_token(j, 1, 0);
+    } else if (j->vs == V_MISCLOSE) {
+      misclose_cp(j, 0); /* the end: the inner closers were missing */
     } else {
       break;
     }
@@ -1432,6 +1593,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
       case V_WORD: done = token_cp(j, cp, raw, len, off); break;
       case V_TOPQ: done = topq_cp(j, cp, raw, len, off); break;
       case V_SKIP: done = skip_cp(j, cp, off); break;
+      case V_MISCLOSE: done = misclose_cp(j, cp); break;
       default: done = between_cp(j, cp, off); break;
       }
     }
@@ -1577,7 +1739,8 @@ void sluicep_json_end_input(json_filter *j) {
  * escapes leave alone, and complete well-formed UTF-8 sequences (except in
  * curly-quoted strings, whose closing quote is one). */
 static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) {
-  unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_COMMA : 0);
+  /* in a container's value string also , { } [ ] (kc_cp, string_cp) */
+  unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_END : 0);
   size_t k = 0;
   for (;;) {
     while (k < n && !(cls[p[k]] & stop)) k++;
