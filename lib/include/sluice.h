@@ -431,6 +431,17 @@ SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_mo
  * the text may hold integers beyond int64 (jansson loads them only as
  * reals, losing digits; not marked).
  *
+ * Hold-back: TEXT is written once a reading is decided, and a reading that
+ * depends on what follows holds only what its lookahead needs (the same in
+ * every chunking): a candidate closing quote, up to 32 spaces after it and,
+ * after a line break, up to 32 code points of a word (the next key or
+ * item?); a comma in a string and up to 47 code points of a candidate next
+ * key; a closer in a string and up to 47 closers and spaces after it (ended
+ * by the input's end: is the closing quote missing?); 16 code points after
+ * a top-level '"'; 64 bytes of an unquoted token and 64 spaces inside it; a
+ * mismatched closer until the next token. The complete text is also kept
+ * for the VALUE event (max_bytes caps it).
+ *
  * Snapshots (option incremental). After each feed call, once the value has
  * started, a SLUICE_EV_SNAPSHOT event gives a JSON text of the input so far:
  * what finish would give if the input ended there (a trailing incomplete

@@ -9,8 +9,13 @@
  * decision that needs more input is kept in the filter's state, so every
  * chunking of the same input runs the same steps:
  *
- *   a candidate closing quote (is it the end, content, or "a" + "b"?),
+ *   a candidate closing quote (is it the end, content, or "a" + "b"? after
+ *   a line break: does the next line begin a key or an item?),
  *   a comma inside a string (is `, "key":` the next key, a quote missing?),
+ *   a closer inside a string (does the input end after it and the closers
+ *   of the next frames: was the closing quote missing?),
+ *   a mismatched closer that would end the value (does a comma follow: is
+ *   it the wrong bracket for the innermost container?),
  *   an unquoted token (a number, a literal, a call name, an ellipsis, or a
  *   string?), the characters after a top-level '"' (a string, or a whole
  *   document stringified as "{\"a\": 1}"?).
