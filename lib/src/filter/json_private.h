@@ -222,11 +222,11 @@ static inline void sluicep_json_put1(json_filter *j, char c) {
 }
 
 /* Spaces outside strings: JSON's four, the Unicode ones LLMs emit, and the
- * invisible ones (zero width space U+200B, word joiner U+2060, U+FEFF)
- * that carry no value between tokens: {"a":\u200b1} is {"a":1}. */
+ * invisible zero width space U+200B and U+FEFF, which carry no value
+ * between tokens: {"a":\u200b1} is {"a":1} (as jsonrepair reads them). */
 static inline int sluicep_json_is_space(uint32_t c) {
   if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
-  return sluicep_is_space_cp(c) || c == 0x200B || c == 0x2060 || c == 0xFEFF;
+  return sluicep_is_space_cp(c) || c == 0x200B || c == 0xFEFF;
 }
 
 /* One more backtick of a run (fences): returns the run's length. */
