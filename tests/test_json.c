@@ -721,6 +721,29 @@ static void snapshot_sizes(void) {
   free(p);
 }
 
+/* The holds of issue 27 a byte at a time with a snapshot after each: a
+ * closer after a missing quote (the snapshot closes the string before it
+ * and takes the frames it closes), a mismatched closer waiting for the next
+ * token, a word after a quote and a line break. Every snapshot loads; the
+ * last one is the value. */
+static void held_snapshots(void) {
+  static const char *const ins[] = {
+      "{\"a\": [{\"b\": \"x]}  ]} \n", "{\"a\": [{\"b\": \"x]}  ]} y\"}]}",
+      "{\"k\": [\"v1\",\"v2\"}  , \"k2\": [1}}", "[{\"a\": 1]  ",
+      "{\n \"a\": \"John\"\n  last name: Smith\n}", "[\"say \"hi\"\nthere now\"]",
+      "[[[[{\"a\": \"b}}}}", "[{\"i\":1{\"i\":2,{\"i\":[3}, 4]",
+  };
+  for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+    result r;
+    run_bytewise(&r, ins[i], strlen(ins[i]), 2048, 1);
+    CHECKF(r.st == SLUICE_OK && r.bad_snapshots == 0 && r.last_snap_is_value &&
+              r.snapshots == strlen(ins[i]) + 1,
+          "held input %zu: %zu of %zu snapshots invalid, or the last is not the value: %s", i,
+          r.bad_snapshots, r.snapshots, ins[i]);
+    result_free(&r);
+  }
+}
+
 /* ---------------- out of memory ---------------- */
 
 static void nomem(void) {
@@ -769,6 +792,7 @@ int main(int argc, char **argv) {
   prose_property();
   deep_and_many();
   snapshot_sizes();
+  held_snapshots();
   nomem();
   if (failures) {
     fprintf(stderr, "test_json: %d failures\n", failures);
