@@ -9,7 +9,6 @@
  * - A million-deep nesting and a million repairs run without recursion.
  * - Running out of memory at any allocation is SLUICE_NOMEM, never a crash.
  */
-#include "fuzz_json_syntax.h"
 #include "sluice.h"
 #include "testutil.h"
 
@@ -18,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fuzz_json_syntax.h" /* fuzz/: the grammar check for texts jansson refuses */
 
 
 /* ---------------- running the filter ---------------- */
