@@ -69,6 +69,9 @@ class Parser:
         s, i = self.s, self.i + 1
         while True:
             if i >= len(s):
+                if not key and self.stack and s[self.i + 1:i].rstrip(WS)[-1:] in ("}", "]"):
+                    # issue 27: the filter may read a missing quote before it
+                    raise Unsupported("a cut string that ends in a closer")
                 self.out.append(s[self.i:i])
                 self.i = i
                 raise Cut("string")
