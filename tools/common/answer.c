@@ -43,6 +43,7 @@ void answer_free(answer *a) {
   tstrs_free(&a->event_types);
   tstrs_free(&a->event_keys);
   free(a->value);
+  free(a->unloadable);
   free(a->problem);
   answer_init(a);
 }
@@ -145,6 +146,21 @@ static void set_value(answer *a, json_t *v) {
   free(text);
 }
 
+/* "unloadable": {"reason": STRING, "offset": INTEGER} (json: a valid text
+ * a reader with doubles cannot load), kept as canonical JSON. */
+static int set_unloadable(answer *a, json_t *u, char *why, size_t wl) {
+  if (!u) return 0;
+  a->has |= ANS_VALUE;
+  json_t *r = json_object_get(u, "reason"), *o = json_object_get(u, "offset");
+  if (!json_is_object(u) || json_object_size(u) != 2 || !json_is_string(r) ||
+      !json_is_integer(o)) {
+    snprintf(why, wl, "\"unloadable\" must be {\"reason\": string, \"offset\": integer}");
+    return -1;
+  }
+  a->unloadable = dump_canonical(u);
+  return 0;
+}
+
 static int is_snapshot(json_t *ev) {
   json_t *t = json_object_get(ev, "type");
   return json_is_string(t) && strcmp(json_string_value(t), "snapshot") == 0;
@@ -218,6 +234,9 @@ void answer_from_json(answer *a, json_t *obj) {
     a->has |= ANS_VALUE;
     set_value(a, v);
   }
+  if (set_unloadable(a, json_object_get(obj, "unloadable"), why, sizeof why)) {
+    add_problem(a, "%s", why);
+  }
   json_t *t = json_object_get(obj, "truncated");
   if (t) {
     a->has |= ANS_TRUNCATED;
@@ -280,6 +299,10 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
   }
   json_t *v = json_object_get(ex, "value");
   if (v) set_value(a, v);
+  if (set_unloadable(a, json_object_get(ex, "unloadable"), tmp, sizeof tmp)) {
+    snprintf(why, wl, "expect.%s", tmp);
+    return -1;
+  }
   json_t *t = json_object_get(ex, "truncated");
   if (t) {
     if (!json_is_boolean(t)) {
@@ -461,6 +484,17 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
       line_pair(out, indent, "value", es.p, as.p);
       tbuf_free(&es);
       tbuf_free(&as);
+    }
+  }
+  if ((fields & ANS_VALUE) && (exp->unloadable || act->unloadable) &&
+      (!exp->unloadable || !act->unloadable || strcmp(exp->unloadable, act->unloadable) != 0)) {
+    nd++;
+    if (out) {
+      const char *e = exp->unloadable ? exp->unloadable : "(none)";
+      const char *u = act->unloadable ? act->unloadable : "(none)";
+      show(&es, e, strlen(e), max);
+      show(&as, u, strlen(u), max);
+      line_pair(out, indent, "unloadable", es.p, as.p);
     }
   }
   if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
