@@ -422,6 +422,22 @@ static int diff_error(const answer *exp, const answer *act, const diff_opts *o, 
 }
 
 /* The channels in `fields`, each present and equal. */
+/* One optional text field (the value, the unloadable mark): 1 if the two
+ * differ, shown on out. */
+static int diff_text_field(const char *name, const char *e, const char *a, size_t max,
+                           tbuf *out, const char *indent) {
+  if ((!e && !a) || (e && a && strcmp(e, a) == 0)) return 0;
+  if (out) {
+    tbuf es = {0}, as = {0};
+    show(&es, e ? e : "(none)", e ? strlen(e) : 6, max);
+    show(&as, a ? a : "(none)", a ? strlen(a) : 6, max);
+    line_pair(out, indent, name, es.p, as.p);
+    tbuf_free(&es);
+    tbuf_free(&as);
+  }
+  return 1;
+}
+
 static int diff_channels(const answer *exp, const answer *act, unsigned fields, size_t max,
                          tbuf *out, const char *indent) {
   int nd = 0;
@@ -474,28 +490,9 @@ int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *
   nd += diff_channels(exp, act, fields, max, out, indent);
   if (fields & ANS_EVENTS) nd += tstrs_diff(&exp->events, &act->events, "events", out, indent);
   if (o && o->snapshots) nd += tstrs_diff(&exp->snapshots, &act->snapshots, "snapshots", out, indent);
-  if ((fields & ANS_VALUE) && (exp->value || act->value) &&
-      (!exp->value || !act->value || strcmp(exp->value, act->value) != 0)) {
-    nd++;
-    if (out) {
-      tbuf es = {0}, as = {0};
-      show(&es, exp->value ? exp->value : "(none)", exp->value ? strlen(exp->value) : 6, max);
-      show(&as, act->value ? act->value : "(none)", act->value ? strlen(act->value) : 6, max);
-      line_pair(out, indent, "value", es.p, as.p);
-      tbuf_free(&es);
-      tbuf_free(&as);
-    }
-  }
-  if ((fields & ANS_VALUE) && (exp->unloadable || act->unloadable) &&
-      (!exp->unloadable || !act->unloadable || strcmp(exp->unloadable, act->unloadable) != 0)) {
-    nd++;
-    if (out) {
-      const char *e = exp->unloadable ? exp->unloadable : "(none)";
-      const char *u = act->unloadable ? act->unloadable : "(none)";
-      show(&es, e, strlen(e), max);
-      show(&as, u, strlen(u), max);
-      line_pair(out, indent, "unloadable", es.p, as.p);
-    }
+  if (fields & ANS_VALUE) {
+    nd += diff_text_field("value", exp->value, act->value, max, out, indent);
+    nd += diff_text_field("unloadable", exp->unloadable, act->unloadable, max, out, indent);
   }
   if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
       (exp->truncated >= 0 || act->truncated >= 0)) {
