@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   json_run_once(in.options, in.options_len, in.content, in.content_len, 0, &a);
   if (a.st == SLUICE_OK) {
     if (!a.value) fuzz_fail("no value event", NULL);
-    if (!is_json(a.value, a.value_len)) fuzz_fail("the result is not JSON", a.value);
+    if (!value_ok(&a)) fuzz_fail("the result is not JSON, or its unloadable mark is wrong", a.value);
     /* again with the same options less max_bytes, which caps the input and
      * may be smaller than the repaired text, and less ndjson */
     json_t *o = json_loadb(in.options, in.options_len, JSON_ALLOW_NUL, NULL);

@@ -4,15 +4,18 @@
 #define SLUICE_FUZZ_JSON_UTIL_H
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "fuzz_json_syntax.h"
 
 typedef struct json_run {
   sluice_status st;
   char *value; /* the VALUE event's text */
   size_t value_len;
+  char unload[32]; /* the VALUE event's reason when it is not loadable, or "" */
   size_t repairs;
   char **snaps; /* snapshots, rebuilt, in order (NUL-terminated) */
   size_t *snap_lens;
@@ -68,6 +71,8 @@ static int jr_event(void *user, const sluice_event *ev) {
     if (ev->data_len) memcpy(r->value, ev->data, ev->data_len); /* data may be NULL */
     r->value[ev->data_len] = '\0';
     r->value_len = ev->data_len;
+    snprintf(r->unload, sizeof r->unload, "%.*s", (int)(ev->name_len < 31 ? ev->name_len : 31),
+             ev->name ? ev->name : "");
   }
   return 0;
 }
@@ -116,21 +121,16 @@ static int depth_unlimited(const char *options, size_t olen) {
   return r;
 }
 
-/* Does jansson load the text? An integer past int64 loads as a real (the
- * repair keeps its digits); a number past a double and a \u0000 in an object
- * key are errors of the filter (invalid_json), never text. Nesting past
- * jansson's 2048 levels counts as JSON when the options allow it. */
-static int deep_ok;
-static int is_json(const char *p, size_t n) {
-  json_error_t e;
-  const size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL;
-  json_t *v = json_loadb(p, n, flags, &e);
-  if (!v) v = json_loadb(p, n, flags | JSON_DECODE_INT_AS_REAL, &e);
-  if (v) {
-    json_decref(v);
-    return 1;
-  }
-  return deep_ok && strstr(e.text, "depth") != NULL;
+static int deep_ok; /* the options lift the depth limit above jansson's */
+
+static inline int is_json(const char *p, size_t n) { return json_text_check(p, n, deep_ok, NULL); }
+
+/* The value is JSON, and marked not loadable exactly when jansson refuses
+ * it (with the first reason jansson meets: the filter names the earliest
+ * byte, which is the one jansson stops at). */
+static inline int value_ok(const json_run *r) {
+  const char *why;
+  return json_text_check(r->value, r->value_len, deep_ok, &why) && strcmp(why, r->unload) == 0;
 }
 
 #endif

@@ -5,13 +5,17 @@
 # uploads. Emulated: the job's env, $RUNNER_TEMP, $HOME, $GITHUB_PATH (its
 # lines are put on PATH for later steps), and `sudo apt-get`, which must
 # name only packages that are installed here (they are checked, not
-# installed). SLUICE_REPO points at this source tree (committed state).
+# installed). The build sees only what the recipe installs: pkg-config is
+# pointed at a folder holding the .pc files of the packages it names, so a
+# recipe that leaves out a library the build needs fails here as it would
+# on a clean runner. SLUICE_REPO points at this source tree (committed
+# state).
 set -eu
 src=$1 work=$2
 command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 command -v git >/dev/null || { echo "git not found: skipped"; exit 77; }
 rm -rf "$work"
-mkdir -p "$work/repo" "$work/runner" "$work/home" "$work/bin"
+mkdir -p "$work/repo" "$work/runner" "$work/home" "$work/bin" "$work/pkgconfig"
 # the user's repository: the example think filter as their server
 cp "$src/conformance/adapters/sluice_adapter.py" "$work/repo/"
 sed 's#os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")#os.path.dirname(os.path.abspath(__file__))#' \
@@ -28,6 +32,8 @@ shift
 for p in "$@"; do
   case "$p" in -*) continue ;; esac
   dpkg -s "$p" >/dev/null 2>&1 || { echo "ci recipe: package $p is not installed here" >&2; exit 1; }
+  # what the package gives pkg-config becomes visible to the build
+  for pc in $(dpkg -L "$p" | grep '\.pc$'); do ln -sf "$pc" "$CI_PKGCONFIG/"; done
 done
 SH
 chmod +x "$work/bin/sudo"
@@ -59,6 +65,7 @@ for n, s in enumerate(steps):
 print("ci recipe: %d steps" % len(steps))
 PY
 export RUNNER_TEMP="$work/runner" HOME="$work/home" GITHUB_PATH="$work/github_path"
+export CI_PKGCONFIG="$work/pkgconfig" PKG_CONFIG_LIBDIR="$work/pkgconfig" PKG_CONFIG_PATH=""
 export SLUICE_REPO="file://$src"
 : > "$GITHUB_PATH"
 for step in "$work"/step*.sh; do
@@ -71,4 +78,5 @@ report=$work/repo/sluice-junit.xml
 grep -q '<testsuites name="sluice conform"' "$report"
 grep -Eq 'failures="0" errors="0"' "$report"
 if command -v xmllint >/dev/null; then xmllint --noout --schema "$src/tests/junit.xsd" "$report"; fi
-echo "ci recipe: every step ran; the report has no failures"
+ls "$CI_PKGCONFIG" | grep -qx jansson.pc || { echo "ci recipe: jansson.pc was not made visible"; exit 1; }
+echo "ci recipe: every step ran with only the recipe's packages visible; the report has no failures"

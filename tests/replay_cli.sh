@@ -25,13 +25,20 @@ expect() {
   fi
 }
 
-# A .chunks.jsonl whose third line is not JSON: line 3, at the byte where
-# that line starts.
+# A .chunks.jsonl whose third line is not JSON: the capture reader stops at
+# line 3, at the byte where the JSON goes wrong.
 good='{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]}'
 printf '%s\n%s\n{"choices":[}\n%s' "$good" "$good" "$good" >"$dir/bad.chunks.jsonl"
-at=$(( ${#good} * 2 + 2 ))
-expect bad_jsonl_line 1 "bad\\.chunks\\.jsonl: line 3, byte $at: provider_format: .*not valid JSON" \
+at=$(( ${#good} * 2 + 2 + 12 ))
+expect bad_jsonl_line 1 "bad\\.chunks\\.jsonl: line 3, byte $at: capture_format: " \
   "$sluice" replay "$dir/bad.chunks.jsonl"
+
+# A .chunks.jsonl whose first line is JSON but no provider's chunk: the
+# provider filter stops at line 2, at the byte where that line starts (the
+# body offset of its event mapped back into the file).
+printf '\n{"hello":1}\n%s\n' "$good" >"$dir/odd.chunks.jsonl"
+expect odd_jsonl_line 1 "odd\\.chunks\\.jsonl: line 2, byte 1: provider_format: .*no provider" \
+  "$sluice" replay "$dir/odd.chunks.jsonl"
 
 # An SSE body whose second event is not JSON: line 3.
 printf 'data: %s\n\ndata: not json\n\n' "$good" >"$dir/bad.sse"

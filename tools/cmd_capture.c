@@ -12,9 +12,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <yaml.h>
-#include <zlib.h>
 
-#include "common/http.h"
+#include "common/gz.h"
+#include "common/wire.h"
 
 /* ---------------- what every importer produces ---------------- */
 
@@ -44,25 +44,23 @@ static char *url_path(const char *url) {
   return http_scrub_path(p ? p : "/");
 }
 
-/* Decodes a gzip (or deflate) body in place; -1 if it is corrupt. */
-static int gunzip(tbytes *b) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (inflateInit2(&z, 15 + 32) != Z_OK) die("out of memory");
+static int collect_decoded(void *user, const char *p, size_t n) {
+  tbuf_xadd(user, p, n);
+  return 0;
+}
+
+/* Decodes a gzip (or deflate) body in place, within the body cap and gz's
+ * ratio cap; -1 with the reason in why. */
+static int gunzip(tbytes *b, char *why, size_t wl) {
+  gz *z = gz_new(CAPSRC_MAX_BODY);
   tbuf out = {0};
-  z.next_in = (Bytef *)b->p;
-  z.avail_in = (uInt)b->n;
-  int zr;
-  do {
-    unsigned char buf[16384];
-    z.next_out = buf;
-    z.avail_out = sizeof buf;
-    zr = inflate(&z, Z_NO_FLUSH);
-    if (zr != Z_OK && zr != Z_STREAM_END) break;
-    tbuf_xadd(&out, buf, sizeof buf - z.avail_out);
-  } while (zr != Z_STREAM_END);
-  inflateEnd(&z);
-  if (zr != Z_STREAM_END) {
+  int r = gz_feed(z, b->p, b->n, collect_decoded, &out, why, wl);
+  if (r == 0 && z && !gz_done(z)) {
+    snprintf(why, wl, "the gzip-encoded body is cut short");
+    r = -1;
+  }
+  gz_free(z);
+  if (r) {
     tbuf_free(&out);
     return -1;
   }
@@ -81,8 +79,9 @@ static int write_exchange(exchange_in *x, const char *out_dir, const char *base,
   json_object_foreach_safe(x->resp_headers, tmp, key, v) {
     if (strcasecmp(key, "content-encoding") == 0 && json_is_string(v) &&
         (strstr(json_string_value(v), "gzip") || strstr(json_string_value(v), "deflate"))) {
-      if (gunzip(&x->resp_body)) {
-        fprintf(stderr, "sluice capture: %s: entry %zu: the gzip-encoded body is corrupt\n", file, n);
+      char why[160];
+      if (gunzip(&x->resp_body, why, sizeof why)) {
+        fprintf(stderr, "sluice capture: %s: entry %zu: %s\n", file, n, why);
         return -1;
       }
       json_object_del(x->resp_headers, key); /* stored decoded */
@@ -104,8 +103,9 @@ static int write_exchange(exchange_in *x, const char *out_dir, const char *base,
     free(text);
   }
   json_t *h = json_pack("{s:o,s:{s:i,s:O},s:s,s:b,s:s}", "request", req, "response", "status",
-                        x->status, "headers", x->resp_headers, "family",
-                        cap_family_name(http_family_of_path(x->path)), "timed", 0,
+                        x->status, "headers", x->resp_headers, "endpoint",
+                        sluice_endpoint_name(sluice_endpoint_of_path(x->path, strlen(x->path))),
+                        "timed", 0,
                         "imported_from", from);
   if (!h) die("out of memory");
   tbuf path = {0};

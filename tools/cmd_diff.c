@@ -844,8 +844,9 @@ static const opt diff_options[] = {
      .help = "only this one of --peers; repeatable"},
     {"captures", 0, "PATH", OPT_CALL, 0, .fn = captures_arg,
      .help = "also every recorded provider stream in PATH (a capture file or a folder of "
-             ".sse, .ndjson, .chunks.jsonl): a case of suite \"captures\" for the provider "
-             "filter, framing and provider detected; --suite captures: only these"},
+             ".sse, .ndjson, .chunks.jsonl, .capture.jsonl): its body a case of suite "
+             "\"captures\" for the provider filter, its pieces the recorded chunking; "
+             "--suite captures: only these"},
     {.kind = OPT_SECTION, .help = "Output"},
     {"format", 0, "FMT", OPT_CHOICE, OPT_AT(diffrun, format, int), .choices = formats,
      .help = "markdown (default), html (a self-contained page) or json (a JSON line per cell, "

@@ -101,6 +101,8 @@ static int one_case(const char *out, const char *prefix, json_t *c, json_t *dfil
     targets[1] = "json_incremental";
   } else if (strcmp(f, "ndjson") == 0 || strcmp(f, "chunks") == 0) {
     targets[0] = "sse"; /* fuzz_sse runs the three framings */
+  } else if (strcmp(f, "detect") == 0) {
+    targets[0] = "capture"; /* fuzz_capture runs the detector too */
   }
   int rc = 0;
   uint32_t seed = hash32(json_string_value(id));
@@ -160,14 +162,53 @@ static int file_seeds(const char *path, const char *prefix, const char *out, siz
 
 #define CAPTURE_SEED_MAX 16384
 
-/* Each capture in dir, its first CAPTURE_SEED_MAX bytes cut at a line end,
- * as a seed of the stream targets. */
-static int capture_seeds(const char *dir, const char *out, size_t *count) {
+/* A capture's seeds: its file's first CAPTURE_SEED_MAX bytes cut at a line
+ * end for the capture reader's target, and its body (read through the one
+ * reader) up to the piece that passes CAPTURE_SEED_MAX for the stream
+ * targets. 0, or 2 after a message. */
+static int one_capture_seeds(const char *path, const char *file, const char *out,
+                             size_t *count) {
   static const struct {
     const char *target, *options;
   } uses[] = {{"sse", "{}"},
               {"provider", "{}"},
               {"pipeline", "{\"filters\":[{\"filter\":\"think\"}],\"arguments\":true}"}};
+  capture cap;
+  tbuf err = {0};
+  if (capture_load(&cap, path, 0, &err)) {
+    fprintf(stderr, "sluice mkcorpus: %.*s\n", (int)err.n, err.p);
+    tbuf_free(&err);
+    capture_free(&cap);
+    return 2;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < cap.npieces && n < CAPTURE_SEED_MAX; i++) n += cap.pieces[i].len;
+  tbytes body = {cap.body.p, n};
+  char name[1200], tdir[4096];
+  snprintf(name, sizeof name, "capture__%.1000s", file);
+  int rc = 0;
+  for (size_t u = 0; u < sizeof uses / sizeof uses[0] && !rc; u++) {
+    snprintf(tdir, sizeof tdir, "%.3000s/%s", out, uses[u].target);
+    rc = write_seed(tdir, name, uses[u].options, &body, (uint32_t)n) ? 2 : 0;
+    (*count)++;
+  }
+  capture_free(&cap);
+  tbytes raw;
+  if (!rc && read_file("mkcorpus", path, &raw, (size_t)1 << 30) == 0) {
+    size_t k = raw.n < CAPTURE_SEED_MAX ? raw.n : CAPTURE_SEED_MAX;
+    if (k < raw.n)
+      while (k > 0 && raw.p[k - 1] != '\n') k--;
+    tbytes head = {raw.p, k};
+    snprintf(tdir, sizeof tdir, "%.3000s/capture", out);
+    rc = write_seed(tdir, name, "{}", &head, (uint32_t)k) ? 2 : 0;
+    (*count)++;
+    free(raw.p);
+  }
+  return rc;
+}
+
+/* Each capture in dir as seeds. */
+static int capture_seeds(const char *dir, const char *out, size_t *count) {
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "sluice mkcorpus: cannot open %s\n", dir);
@@ -180,24 +221,7 @@ static int capture_seeds(const char *dir, const char *out, size_t *count) {
     if (e->d_name[0] == '.' || l < 4 || strcmp(e->d_name + l - 3, ".md") == 0) continue;
     char path[8192];
     snprintf(path, sizeof path, "%.4000s/%.1000s", dir, e->d_name);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) continue;
-    char *buf = malloc(CAPTURE_SEED_MAX);
-    size_t n = buf ? fread(buf, 1, CAPTURE_SEED_MAX, fp) : 0;
-    int more = fgetc(fp) != EOF;
-    fclose(fp);
-    if (!buf) return 2;
-    if (more)
-      while (n > 0 && buf[n - 1] != '\n') n--;
-    tbytes in = {buf, n};
-    char name[1200], tdir[4096];
-    snprintf(name, sizeof name, "capture__%.1000s", e->d_name);
-    for (size_t u = 0; u < sizeof uses / sizeof uses[0] && !rc; u++) {
-      snprintf(tdir, sizeof tdir, "%.3000s/%s", out, uses[u].target);
-      rc = write_seed(tdir, name, uses[u].options, &in, (uint32_t)n) ? 2 : 0;
-      (*count)++;
-    }
-    free(buf);
+    rc = one_capture_seeds(path, e->d_name, out, count);
   }
   closedir(d);
   return rc;

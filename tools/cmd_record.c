@@ -218,7 +218,7 @@ static json_t *capture_header(exchange *x, struct MHD_Connection *c, const char 
   json_object_set_new(resp, "headers", rh);
   json_object_set_new(h, "request", req);
   json_object_set_new(h, "response", resp);
-  json_object_set_new(h, "family", json_string(cap_family_name(http_family_of_path(path))));
+  json_object_set_new(h, "endpoint", json_string(sluice_endpoint_name(sluice_endpoint_of_path(path, strlen(path)))));
   json_object_set_new(h, "recorded_by", json_string("sluice record " SLUICE_VERSION_STRING));
   return h;
 }
@@ -254,7 +254,7 @@ static void open_capture(exchange *x, struct MHD_Connection *c, const char *url,
   tbuf name = {0};
   tbuf_xprintf(&name, "%s/%04lu-%s.capture.jsonl", rec->out,
                (unsigned long)atomic_fetch_add(&rec->seq, 1) + 1,
-               cap_family_name(http_family_of_path(url)));
+               sluice_endpoint_name(sluice_endpoint_of_path(url, strlen(url))));
   x->path = tbuf_take(&name, NULL);
   json_t *header = capture_header(x, c, method, path);
   if (capw_open(&x->w, x->path, header) == 0) {
@@ -274,7 +274,7 @@ static enum MHD_Result pass_on(exchange *x, struct MHD_Connection *c) {
     char msg[300];
     snprintf(msg, sizeof msg, "sluice record: the upstream failed: %s",
              curl_easy_strerror(x->result));
-    char *body = http_error_body(FAM_OPENAI_CHAT, 502, msg);
+    char *body = http_error_body(SLUICE_ENDPOINT_OPENAI_CHAT, 502, msg);
     enum MHD_Result rc = http_reply(c, MHD_HTTP_BAD_GATEWAY, body);
     free(body);
     free_exchange(x);

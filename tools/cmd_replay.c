@@ -169,10 +169,11 @@ static const opt replay_options[] = {
 static const opt_cmd replay_cmd = {
     .name = "replay",
     .synopsis = "CAPTURE [options]",
-    .intro = "Replays a captured provider stream (an SSE body, an NDJSON body or a\n"
-             ".chunks.jsonl recording; \"-\" for standard input) through the pipeline:\n"
-             "the provider (detected from the content), the filters, a writer. Prints\n"
-             "the visible text, and a summary on standard error.\n",
+    .intro = "Replays a captured provider stream (an SSE body, an NDJSON body, a\n"
+             ".chunks.jsonl recording or what record and capture import write,\n"
+             ".capture.jsonl; \"-\" for standard input) through the pipeline: the\n"
+             "provider (detected from the content), the filters, a writer. Prints the\n"
+             "visible text, and a summary on standard error.\n",
     .outro = "A malformed capture stops with its file, line, byte offset and reason, and\n"
              "exit status 1.\n",
     .tables = {pipeline_options, replay_options},

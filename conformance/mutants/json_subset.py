@@ -65,11 +65,14 @@ class Parser:
 
     def string(self, key=False):
         """A string from its opening quote; raises Cut at the end of the input.
-        A key with U+0000 is invalid_json at the escape (DESIGN: jansson keeps
-        keys as C strings)."""
+        A key with U+0000 is not this model's part: the filter keeps it and
+        marks the text unloadable (jansson keeps keys as C strings)."""
         s, i = self.s, self.i + 1
         while True:
             if i >= len(s):
+                if not key and self.stack and s[self.i + 1:i].rstrip(WS)[-1:] in ("}", "]"):
+                    # issue 27: the filter may read a missing quote before it
+                    raise Unsupported("a cut string that ends in a closer")
                 self.out.append(s[self.i:i])
                 self.i = i
                 raise Cut("string")
@@ -88,7 +91,7 @@ class Parser:
                         raise Unsupported("a cut or bad \\u escape")
                     cp = int(h, 16)
                     if key and cp == 0:
-                        raise FilterError("invalid_json", "U+0000 in an object key", self.at(i))
+                        raise Unsupported("U+0000 in an object key (marked unloadable)")
                     if 0xD800 <= cp <= 0xDBFF:
                         low = s[i + 6:i + 12]
                         if not (low[:2] == "\\u" and len(low) == 6

@@ -483,13 +483,28 @@ SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_mo
  * SLUICE_EV_VALUE event carries the whole text (complete = 0 when the input
  * was truncated). Each repair is a SLUICE_EV_REPAIR event (name = kind,
  * offset = input byte). Errors, each with an input offset:
- * SLUICE_JSON_EMPTY, SLUICE_JSON_NO_VALUE, SLUICE_JSON_DEPTH, and
- * SLUICE_JSON_INVALID where the repaired text could not be loaded by a JSON
- * reader that uses doubles (jansson): a number whose magnitude overflows a
- * double (1e400, at the number's first byte; 1e-400 is fine) and a NUL
- * (\u0000) in an object key (at the escape or byte). Numbers keep their
- * digits exactly, so the text may hold integers beyond int64 (jansson loads
- * them only as reals, losing digits).
+ * SLUICE_JSON_EMPTY, SLUICE_JSON_NO_VALUE, SLUICE_JSON_DEPTH. Valid JSON is
+ * never refused: a text that a JSON reader with doubles (jansson) cannot
+ * load is still the answer, and the VALUE event says so: name (name_len) is
+ * the reason and offset the input byte of the first such thing, both
+ * NULL / 0 when it loads. Reasons: "number_overflow" (a number whose
+ * magnitude overflows a double, 1e400, at its first byte; 1e-400 is fine),
+ * "nul_in_key" (\u0000 or a NUL byte in an object key, at the escape or
+ * byte), "depth" (nesting past 2048 levels with max_depth 0 or above 2048,
+ * at the byte that opens level 2049). Numbers keep their digits exactly, so
+ * the text may hold integers beyond int64 (jansson loads them only as
+ * reals, losing digits; not marked).
+ *
+ * Hold-back: TEXT is written once a reading is decided, and a reading that
+ * depends on what follows holds only what its lookahead needs (the same in
+ * every chunking): a candidate closing quote, up to 32 spaces after it and,
+ * after a line break, up to 32 code points of a word (the next key or
+ * item?); a comma in a string and up to 47 code points of a candidate next
+ * key; a closer in a string and up to 47 closers and spaces after it (ended
+ * by the input's end: is the closing quote missing?); 16 code points after
+ * a top-level '"'; 64 bytes of an unquoted token and 64 spaces inside it; a
+ * mismatched closer until the next token. The complete text is also kept
+ * for the VALUE event (max_bytes caps it).
  *
  * Snapshots (option incremental). After each feed call, once the value has
  * started, a SLUICE_EV_SNAPSHOT event gives a JSON text of the input so far:

@@ -43,6 +43,7 @@ void answer_free(answer *a) {
   tstrs_free(&a->event_types);
   tstrs_free(&a->event_keys);
   free(a->value);
+  free(a->unloadable);
   free(a->problem);
   free(a->value_why);
   answer_init(a);
@@ -150,6 +151,21 @@ static void set_value(answer *a, json_t *v) {
   free(text);
 }
 
+/* "unloadable": {"reason": STRING, "offset": INTEGER} (json: a valid text
+ * a reader with doubles cannot load), kept as canonical JSON. */
+static int set_unloadable(answer *a, json_t *u, char *why, size_t wl) {
+  if (!u) return 0;
+  a->has |= ANS_VALUE;
+  json_t *r = json_object_get(u, "reason"), *o = json_object_get(u, "offset");
+  if (!json_is_object(u) || json_object_size(u) != 2 || !json_is_string(r) ||
+      !json_is_integer(o)) {
+    snprintf(why, wl, "\"unloadable\" must be {\"reason\": string, \"offset\": integer}");
+    return -1;
+  }
+  a->unloadable = dump_canonical(u);
+  return 0;
+}
+
 static int is_snapshot(json_t *ev) {
   json_t *t = json_object_get(ev, "type");
   return json_is_string(t) && strcmp(json_string_value(t), "snapshot") == 0;
@@ -223,6 +239,9 @@ void answer_from_json(answer *a, json_t *obj) {
     a->has |= ANS_VALUE;
     set_value(a, v);
   }
+  if (set_unloadable(a, json_object_get(obj, "unloadable"), why, sizeof why)) {
+    add_problem(a, "%s", why);
+  }
   json_t *t = json_object_get(obj, "truncated");
   if (t) {
     a->has |= ANS_TRUNCATED;
@@ -285,6 +304,10 @@ int answer_from_expect(answer *a, json_t *ex, char *why, size_t wl) {
   }
   json_t *v = json_object_get(ex, "value");
   if (v) set_value(a, v);
+  if (set_unloadable(a, json_object_get(ex, "unloadable"), tmp, sizeof tmp)) {
+    snprintf(why, wl, "expect.%s", tmp);
+    return -1;
+  }
   json_t *t = json_object_get(ex, "truncated");
   if (t) {
     if (!json_is_boolean(t)) {
@@ -479,6 +502,22 @@ static int diff_value(const answer *exp, const answer *act, size_t max, sink *k)
   return 1;
 }
 
+/* The unloadable mark (json: a valid text a reader with doubles cannot
+ * load), NULL on either side when absent. */
+static int diff_unloadable(const answer *exp, const answer *act, size_t max, sink *k) {
+  const char *e = exp->unloadable, *a = act->unloadable;
+  if ((!e && !a) || (e && a && strcmp(e, a) == 0)) return 0;
+  if (wanted(k)) {
+    tbuf es = {0}, as = {0};
+    show(&es, e ? e : "(none)", e ? strlen(e) : 6, max);
+    show(&as, a ? a : "(none)", a ? strlen(a) : 6, max);
+    line_pair(k, "unloadable", es.p, as.p);
+    tbuf_free(&es);
+    tbuf_free(&as);
+  }
+  return 1;
+}
+
 static int diff_fields(const answer *exp, const answer *act, const diff_opts *o, sink *k) {
   size_t max = o && o->show_bytes ? o->show_bytes : 200;
   unsigned fields = o && o->fields ? o->fields : ~0u;
@@ -487,7 +526,7 @@ static int diff_fields(const answer *exp, const answer *act, const diff_opts *o,
     if (fields & (1u << c)) nd += diff_channel(exp, act, c, max, k);
   if (fields & ANS_EVENTS) nd += strs_diff(&exp->events, &act->events, "events", k);
   if (o && o->snapshots) nd += strs_diff(&exp->snapshots, &act->snapshots, "snapshots", k);
-  if (fields & ANS_VALUE) nd += diff_value(exp, act, max, k);
+  if (fields & ANS_VALUE) nd += diff_value(exp, act, max, k) + diff_unloadable(exp, act, max, k);
   if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
       (exp->truncated >= 0 || act->truncated >= 0)) {
     nd++;

@@ -41,6 +41,7 @@ typedef struct answer {
   tstrs events;          /* canonical JSON, snapshots excluded */
   tstrs snapshots;       /* canonical JSON of the snapshot events */
   char *value;           /* canonical JSON, or NULL */
+  char *unloadable;      /* json: canonical JSON of {"reason", "offset"}, or NULL */
   int truncated;         /* -1 when absent */
   int64_t max_held;      /* -1 when absent */
   char *problem;         /* a malformed answer: what is wrong with it */

@@ -34,47 +34,18 @@ char *b64_encode(const char *vp, size_t n) {
   return s;
 }
 
-static int b64val(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
+/* libsluice's decoder (canonical base64 only), into a malloc'd buffer. */
 int b64_decode(const char *s, size_t len, tbytes *out) {
-  out->p = NULL;
+  out->p = malloc(len / 4 * 3 + 1);
   out->n = 0;
-  if (len % 4) return -1;
-  size_t pad = 0;
-  if (len && s[len - 1] == '=') pad++;
-  if (len > 1 && s[len - 2] == '=') pad++;
-  char *d = malloc(len / 4 * 3 + 1);
-  if (!d) return -1;
-  size_t n = 0;
-  for (size_t i = 0; i < len; i += 4) {
-    int last = i + 4 == len;
-    int v[4];
-    for (int k = 0; k < 4; k++) {
-      v[k] = (last && k >= 4 - (int)pad) ? 0 : b64val((unsigned char)s[i + (size_t)k]);
-      if (v[k] < 0) goto bad;
-    }
-    uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) |
-                 (uint32_t)v[3];
-    d[n++] = (char)(w >> 16);
-    if (!last || pad < 2) d[n++] = (char)((w >> 8) & 0xFF);
-    else if (w & 0xFFFF) goto bad; /* bits after the last byte must be 0 */
-    if (!last || pad < 1) d[n++] = (char)(w & 0xFF);
-    else if (pad == 1 && (w & 0xFF)) goto bad;
+  if (!out->p) return -1;
+  if (sluice_base64_decode(s, len, out->p, &out->n)) {
+    free(out->p);
+    out->p = NULL;
+    return -1;
   }
-  d[n] = '\0';
-  out->p = d;
-  out->n = n;
+  out->p[out->n] = '\0';
   return 0;
-bad:
-  free(d);
-  return -1;
 }
 
 static int hexval(char c) {

@@ -8,20 +8,22 @@
 #include "capsrc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
-#ifdef SLUICE_HAVE_ZLIB
-#include <zlib.h>
-#endif
+#include "gz.h"
 
 #define BLOCK 65536
 
-typedef struct capsrc {
-  const char *path;
+struct capsrc {
+  char *path;
+  int fd;
+  char *blk;
+  int done;
   capsrc_info *info;
   capsrc_piece_fn fn;
   void *user;
@@ -31,11 +33,8 @@ typedef struct capsrc {
   int stopped; /* fn asked to stop */
   int failed;  /* an error of ours (err set) */
   uint64_t source, t;
-#ifdef SLUICE_HAVE_ZLIB
-  z_stream z;
-  int zopen, zdone;
-#endif
-} capsrc;
+  gz *z; /* the decoder of a gzip-encoded body */
+};
 
 void capsrc_info_free(capsrc_info *info) {
   tstrs_free(&info->headers);
@@ -99,42 +98,20 @@ static int deliver(capsrc *cs, const char *p, size_t n) {
   return 0;
 }
 
-#ifdef SLUICE_HAVE_ZLIB
+static int gz_deliver(void *user, const char *p, size_t n) { return deliver(user, p, n); }
+
 /* A piece of a gzip-encoded body, decoded as it comes (a piece may decode
- * to nothing, or to much more: the ratio is capped). */
+ * to nothing, or to much more: gz caps the ratio and the size). */
 static int inflate_piece(capsrc *cs, const char *p, size_t n) {
-  if (!cs->zopen) {
-    if (inflateInit2(&cs->z, 15 + 32) != Z_OK) die("out of memory");
-    cs->zopen = 1;
+  char why[160];
+  if (!cs->z && !(cs->z = gz_new(cs->max_body))) {
+    gz_feed(NULL, p, n, gz_deliver, cs, why, sizeof why); /* says why not */
+    return fail(cs, "%s", why);
   }
-  if (cs->zdone) return 0; /* bytes after the end of the gzip stream */
-  cs->z.next_in = (Bytef *)(uintptr_t)p;
-  cs->z.avail_in = (uInt)n;
-  unsigned char out[16384];
-  while (cs->z.avail_in || cs->z.avail_out == 0) {
-    cs->z.next_out = out;
-    cs->z.avail_out = sizeof out;
-    int zr = inflate(&cs->z, Z_SYNC_FLUSH);
-    if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-      return fail(cs, "the gzip-encoded body is corrupt (%s)", cs->z.msg ? cs->z.msg : "inflate");
-    size_t got = sizeof out - cs->z.avail_out;
-    /* against the input inflate has consumed so far, so a bomb is stopped
-     * at its first blocks, not after a whole piece of it */
-    if (cs->info->body_bytes + got > (uint64_t)CAPSRC_MAX_RATIO * cs->z.total_in + 65536) {
-      char r[16];
-      snprintf(r, sizeof r, "%d", CAPSRC_MAX_RATIO);
-      return fail(cs, "the gzip-encoded body decodes to more than %s times its size", r);
-    }
-    if (deliver(cs, (const char *)out, got)) return 1;
-    if (zr == Z_STREAM_END) {
-      cs->zdone = 1;
-      break;
-    }
-    if (zr == Z_BUF_ERROR || (got == 0 && cs->z.avail_in == 0)) break;
-  }
-  return 0;
+  int r = gz_feed(cs->z, p, n, gz_deliver, cs, why, sizeof why);
+  if (r < 0) return fail(cs, "%s", why);
+  return r;
 }
-#endif
 
 /* ---------------- the reader's events ---------------- */
 
@@ -176,11 +153,7 @@ static int on_reader_event(void *user, const sluice_event *ev) {
   cs->t = ev->length;
   if (ev->length == UINT64_MAX) cs->info->timed = 0;
   if (!cs->info->gzip) return deliver(cs, ev->data, ev->data_len);
-#ifdef SLUICE_HAVE_ZLIB
   return inflate_piece(cs, ev->data, ev->data_len);
-#else
-  return fail(cs, "%s", "the body is gzip-encoded and this sluice was built without zlib");
-#endif
 }
 
 /* ---------------- reading the file ---------------- */
@@ -189,60 +162,89 @@ static int on_reader_event(void *user, const sluice_event *ev) {
 static void reader_error(capsrc *cs) {
   const sluice_error *e = sluice_get_error(cs->reader);
   if (cs->failed || e->status == SLUICE_CALLBACK) return;
-  if (e->status == SLUICE_CAPTURE_FORMAT) /* the message names the line and its byte */
-    tbuf_xprintf(cs->err, "%s: %s", cs->path, e->message);
+  unsigned long long line;
+  int skip = 0;
+  if (e->status == SLUICE_CAPTURE_FORMAT && sscanf(e->message, "line %llu: %n", &line, &skip) == 1 &&
+      skip > 0) /* the reader's message starts with the line */
+    tbuf_xprintf(cs->err, "%s: line %llu, byte %llu: capture_format: %s", cs->path, line,
+                 (unsigned long long)e->offset, e->message + skip);
   else
     tbuf_xprintf(cs->err, "%s: %s: %s (at byte %llu)", cs->path, sluice_status_name(e->status),
                  e->message, (unsigned long long)e->offset);
   cs->failed = 1;
 }
 
-int capsrc_read(const char *path, size_t max_body, capsrc_piece_fn fn, void *user,
-                capsrc_info *info, tbuf *err) {
+capsrc *capsrc_open(const char *path, size_t max_body, capsrc_piece_fn fn, void *user,
+                    capsrc_info *info, tbuf *err) {
   memset(info, 0, sizeof *info);
   info->status = 200;
-  capsrc cs;
-  memset(&cs, 0, sizeof cs);
-  cs.path = path;
-  cs.info = info;
-  cs.fn = fn;
-  cs.user = user;
-  cs.err = err;
-  cs.max_body = max_body ? max_body : CAPSRC_MAX_BODY;
   int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY);
   if (fd < 0) {
     tbuf_xprintf(err, "%s: %s", path, strerror(errno));
-    return -1;
+    return NULL;
   }
-  sluice_sink rs = {NULL, on_reader_event, &cs}, ds = {NULL, on_detected, info};
-  if (sluice_capture_new(&cs.reader, NULL, &rs, NULL, NULL) != SLUICE_OK ||
-      sluice_detect_new(&cs.detect, NULL, &ds, NULL, NULL) != SLUICE_OK)
+  capsrc *cs = xcalloc(1, sizeof *cs);
+  cs->path = xstrdup(path);
+  cs->fd = fd;
+  cs->info = info;
+  cs->fn = fn;
+  cs->user = user;
+  cs->err = err;
+  cs->max_body = max_body ? max_body : CAPSRC_MAX_BODY;
+  cs->blk = xmalloc(BLOCK);
+  sluice_sink rs = {NULL, on_reader_event, cs}, ds = {NULL, on_detected, info};
+  if (sluice_capture_new(&cs->reader, NULL, &rs, NULL, NULL) != SLUICE_OK ||
+      sluice_detect_new(&cs->detect, NULL, &ds, NULL, NULL) != SLUICE_OK)
     die("out of memory");
-  char *blk = xmalloc(BLOCK);
-  sluice_status st = SLUICE_OK;
+  return cs;
+}
+
+int capsrc_step(capsrc *cs) {
+  if (cs->failed) return -1;
+  if (cs->stopped) return 2;
+  if (cs->done) return 0;
+  sluice_status st;
   for (;;) {
-    ssize_t r = read(fd, blk, BLOCK);
+    ssize_t r = read(cs->fd, cs->blk, BLOCK);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
-      tbuf_xprintf(err, "%s: read error: %s", path, strerror(errno));
-      cs.failed = 1;
-      break;
+      tbuf_xprintf(cs->err, "%s: read error: %s", cs->path, strerror(errno));
+      cs->failed = 1;
+      return -1;
     }
     if (r == 0) {
-      st = sluice_finish(cs.reader);
-      break;
+      st = sluice_finish(cs->reader);
+      cs->done = 1;
+    } else {
+      st = sluice_feed(cs->reader, cs->blk, (size_t)r);
     }
-    if ((st = sluice_feed(cs.reader, blk, (size_t)r)) != SLUICE_OK) break;
+    break;
   }
-  if (st != SLUICE_OK) reader_error(&cs);
-  if (!cs.failed && !cs.stopped && cs.detect) sluice_finish(cs.detect);
-#ifdef SLUICE_HAVE_ZLIB
-  if (cs.zopen) inflateEnd(&cs.z);
-#endif
-  free(blk);
-  sluice_free(cs.reader);
-  sluice_free(cs.detect);
-  if (fd != STDIN_FILENO) close(fd);
-  if (cs.failed) return -1;
-  return cs.stopped ? 1 : 0;
+  if (st != SLUICE_OK) reader_error(cs);
+  if (cs->failed) return -1;
+  if (cs->stopped) return 2;
+  if (cs->done && cs->detect) sluice_finish(cs->detect);
+  return cs->done ? 0 : 1;
+}
+
+void capsrc_close(capsrc *cs) {
+  if (!cs) return;
+  gz_free(cs->z);
+  free(cs->blk);
+  sluice_free(cs->reader);
+  sluice_free(cs->detect);
+  if (cs->fd != STDIN_FILENO) close(cs->fd);
+  free(cs->path);
+  free(cs);
+}
+
+int capsrc_read(const char *path, size_t max_body, capsrc_piece_fn fn, void *user,
+                capsrc_info *info, tbuf *err) {
+  capsrc *cs = capsrc_open(path, max_body, fn, user, info, err);
+  if (!cs) return -1;
+  int r;
+  while ((r = capsrc_step(cs)) == 1) {
+  }
+  capsrc_close(cs);
+  return r == 2 ? 1 : r;
 }

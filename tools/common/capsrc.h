@@ -15,7 +15,6 @@
 #include "util.h"
 
 #define CAPSRC_MAX_BODY ((size_t)256 << 20) /* the default cap on a decoded body */
-#define CAPSRC_MAX_RATIO 256 /* decoded bytes per gzip byte, at most (text: 5 to 30) */
 
 /* What a capture says of itself, filled before its first piece (the
  * header's fields) and at its end (the rest). */
@@ -39,6 +38,16 @@ typedef struct capsrc_info {
  * reading (capsrc_read then returns 1). */
 typedef int (*capsrc_piece_fn)(void *user, const char *p, size_t n, uint64_t t,
                                uint64_t source);
+
+/* The reading, a block at a time, for a caller that pulls (capread.c):
+ * capsrc_open (NULL with a message in err), capsrc_step (1: more to come,
+ * 0: read whole, -1: failed with a message in err, 2: fn stopped it), and
+ * capsrc_close. info must outlive the reading. */
+typedef struct capsrc capsrc;
+capsrc *capsrc_open(const char *path, size_t max_body, capsrc_piece_fn fn, void *user,
+                    capsrc_info *info, tbuf *err);
+int capsrc_step(capsrc *cs);
+void capsrc_close(capsrc *cs);
 
 /* Reads path ("-": standard input) and calls fn (which may be NULL) for
  * each piece of the body. max_body caps the decoded body (0: the

@@ -12,7 +12,8 @@
  *
  * A loaded capture is its response body as a client reads it (decoded, when
  * it was recorded gzip-encoded) and the pieces it is cut into: as it arrived
- * for a recording, else one per event or line.
+ * for a recording, else one per event or line. Reading is capsrc's; this
+ * file keeps a capture whole for serve, and writes recordings.
  */
 #ifndef SLUICE_TOOLS_CAPTURE_H
 #define SLUICE_TOOLS_CAPTURE_H
@@ -21,41 +22,22 @@
 #include <stdio.h>
 
 #include "answer.h"
+#include "capsrc.h"
 #include "util.h"
-
-/* The provider family, from the content: what endpoint, headers and error
- * shape a capture answers with. */
-typedef enum cap_family {
-  FAM_UNKNOWN,
-  FAM_OPENAI_CHAT,        /* /v1/chat/completions (and OpenAI-compatible servers) */
-  FAM_OPENAI_COMPLETIONS, /* /v1/completions */
-  FAM_OPENAI_RESPONSES,   /* /v1/responses */
-  FAM_ANTHROPIC,          /* /v1/messages */
-  FAM_GEMINI,             /* /v1beta/models/M:streamGenerateContent?alt=sse */
-  FAM_OLLAMA_CHAT,        /* /api/chat */
-  FAM_OLLAMA_GENERATE,    /* /api/generate */
-  FAM_LLAMACPP,           /* /completion */
-  FAM_COUNT
-} cap_family;
-
-const char *cap_family_name(cap_family f);
-/* FAM_UNKNOWN when the name is none of them. */
-cap_family cap_family_from_name(const char *s);
-/* The family of a provider chunk's JSON (a data payload or an NDJSON line). */
-cap_family cap_family_of_json(json_t *chunk);
-
-typedef enum cap_format { CAP_SSE, CAP_NDJSON, CAP_CHUNKS_JSONL, CAP_RECORDED } cap_format;
 
 typedef struct cap_piece {
   size_t off, len;
   double t; /* seconds after the request, as recorded; < 0 when not recorded */
 } cap_piece;
 
+/* A capture loaded whole (serve answers every request from memory), read
+ * through the one reader (capsrc.h: libsluice's capture reader, a gzip body
+ * decoded, the endpoint and model told by the library's detector). */
 typedef struct capture {
   char *path, *name; /* name: the file name without its folder */
-  cap_format format;
-  cap_family family;
-  tbytes body;
+  sluice_capture_format format;
+  sluice_endpoint family; /* the endpoint it answers */
+  tbytes body;            /* as a client reads it (decoded) */
   cap_piece *pieces;
   size_t npieces;
   int timed;     /* the pieces carry recorded times */
@@ -65,7 +47,7 @@ typedef struct capture {
 } capture;
 
 /* Loads a capture (at most max_bytes of body; 0 = 256 MiB). On failure,
- * -1 with "FILE:LINE: reason" (or "FILE: reason") in err. */
+ * -1 with "FILE: line L, byte B: reason" (or "FILE: reason") in err. */
 int capture_load(capture *c, const char *path, size_t max_bytes, tbuf *err);
 void capture_free(capture *c);
 

@@ -892,6 +892,11 @@ static void acc_add(answer *acc, answer *d) {
     acc->value_why = d->value_why;
     d->value = d->value_why = NULL;
   }
+  if (d->unloadable) {
+    free(acc->unloadable);
+    acc->unloadable = d->unloadable;
+    d->unloadable = NULL;
+  }
   if (d->truncated >= 0) acc->truncated = d->truncated;
   acc->has |= d->has;
   if (d->problem && !acc->problem) {

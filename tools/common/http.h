@@ -1,8 +1,8 @@
 /*
  * http.h: what `sluice serve` and `sluice record` share around
- * libmicrohttpd: collecting a request (body capped), scrubbing secrets from
- * headers and query strings, the request log, provider endpoints and their
- * error bodies, and the listen address.
+ * libmicrohttpd: collecting a request (body capped), the request log, the
+ * listen address and the serving loop (what needs no server library is in
+ * wire.h).
  */
 #ifndef SLUICE_TOOLS_HTTP_H
 #define SLUICE_TOOLS_HTTP_H
@@ -15,6 +15,7 @@
 
 #include "capture.h"
 #include "util.h"
+#include "wire.h"
 
 /* "127.0.0.1:8080" (port 0: any free port) into addr. 0, or -1. */
 int http_parse_listen(const char *s, struct sockaddr_in *addr);
@@ -29,23 +30,10 @@ void http_catch_signals(void);
 int http_serve_until(struct MHD_Daemon *d, const struct sockaddr_in *addr, const char *cmd,
                      atomic_ulong *done, uint64_t max, double seconds);
 
-/* Whether a header carries a secret (authorization, API keys, cookies). */
-int http_secret_header(const char *name);
-/* The path with the values of secret query parameters (key, api_key, ...)
- * replaced by "[redacted]"; malloc'd. */
-char *http_scrub_path(const char *path);
 
 /* The request headers of a connection as a JSON object, secrets redacted. */
 json_t *http_headers_json(struct MHD_Connection *c);
 
-/* The family a request path asks for (/v1/chat/completions, ...). */
-cap_family http_family_of_path(const char *path);
-/* The content type of a family's stream. */
-const char *http_stream_type(cap_family f);
-/* A provider-shaped error: the JSON body of an HTTP error with this status,
- * and the in-stream error event (with its SSE or NDJSON framing). malloc'd. */
-char *http_error_body(cap_family f, int status, const char *message);
-char *http_error_event(cap_family f, const char *message);
 
 /* A request being received: its body, capped. */
 typedef struct http_req {

@@ -85,7 +85,7 @@ sluice_status refrun_finish(refrun *r) {
   size_t nev = sluice_output_event_count(r->out);
   for (size_t i = 0; i < nev; i++) {
     const sluice_event *ev = sluice_output_event(r->out, i);
-    if (ev->type != SLUICE_EV_VALUE) continue;
+    if (ev->type != SLUICE_EV_VALUE || ev->name_len) continue; /* marked: said as such */
     char why[120];
     int nomem;
     char *canon = value_readable_in_answer(ev->data, ev->data_len, why, sizeof why, &nomem);
@@ -289,9 +289,20 @@ int refrun_write(refrun *r, jsonw *w, int delta) {
   }
   jw_end_array(w);
   r->ev_sent = nev;
-  if (value) {
+  if (value && value->name_len) {
+    /* valid JSON that jansson cannot load: the text is the answer */
+    jw_key(w, "unloadable");
+    jw_begin_object(w);
+    jw_key(w, "reason");
+    jw_string(w, value->name, value->name_len);
+    jw_key(w, "offset");
+    jw_int(w, (int64_t)value->offset);
+    jw_end_object(w);
+  } else if (value) {
     jw_key(w, "value");
     jw_raw(w, value->data, value->data_len); /* exact: big integers keep their digits */
+  }
+  if (value) {
     jw_key(w, "truncated");
     jw_bool(w, !value->complete);
   }

@@ -100,16 +100,20 @@ static sluice_filter *make_pipeline(const char *spec, sluice_sink *sink) {
 
 /* ---------------- errors ---------------- */
 
+/* The pipeline's error, at the place in the file its body offset came
+ * from (the byte itself in an sse or ndjson body, else the line that held
+ * its piece). */
 static void capture_error(const char *path, const capread *cap, const sluice_error *e) {
-  uint64_t line = capread_line_of(cap, e->offset);
+  uint64_t at = capread_source(cap, e->offset);
+  uint64_t line = capread_line_of(cap, at);
   fflush(stdout);
   if (line)
     fprintf(stderr, "sluice replay: %s: line %llu, byte %llu: %s: %s\n", path,
-            (unsigned long long)line, (unsigned long long)e->offset, sluice_status_name(e->status),
+            (unsigned long long)line, (unsigned long long)at, sluice_status_name(e->status),
             e->message);
   else
-    fprintf(stderr, "sluice replay: %s: byte %llu: %s: %s\n", path,
-            (unsigned long long)e->offset, sluice_status_name(e->status), e->message);
+    fprintf(stderr, "sluice replay: %s: byte %llu: %s: %s\n", path, (unsigned long long)at,
+            sluice_status_name(e->status), e->message);
 }
 
 static void read_error(const char *path, const capread *cap) {
@@ -117,6 +121,8 @@ static void read_error(const char *path, const capread *cap) {
   if (cap->err == EFBIG)
     fprintf(stderr, "sluice replay: %s: a chunk of this chunking is larger than --max-chunk "
                     "(%zu bytes)\n", path, cap->max_chunk);
+  else if (cap->err == EINVAL && cap->errmsg.n) /* the capture reader's: file, line, byte */
+    fprintf(stderr, "sluice replay: %.*s\n", (int)cap->errmsg.n, cap->errmsg.p);
   else
     fprintf(stderr, "sluice replay: %s: cannot read: %s\n", path, strerror(cap->err));
 }
@@ -312,7 +318,7 @@ static int check_split_mode(const char *path, const char *spec, run *a, run *b, 
   split_iter it;
   const char *name = split_mode_names[mode];
   int rc = 0;
-  split_begin(&it, mode, (size_t)a->cap.size, sp, sluice_hash_str(path), NULL);
+  split_begin(&it, mode, (size_t)capread_size(&a->cap), sp, sluice_hash_str(path), NULL);
   while (!rc && split_start(&it)) {
     run_reset(a, spec);
     run_reset(b, spec);
@@ -376,10 +382,13 @@ static int check(const char *path, const char *spec, size_t max_chunk) {
   run a, b;
   if (run_open(&a, path, spec, max_chunk) || run_open(&b, path, spec, max_chunk)) return 2;
   int rc;
-  if (a.cap.size == UINT64_MAX) {
+  if (strcmp(path, "-") == 0) {
     fprintf(stderr, "sluice replay: --check needs a regular file (it reads it once per "
                     "chunking)\n");
     rc = 2;
+  } else if (capread_size(&a.cap) == UINT64_MAX) {
+    read_error(path, &a.cap);
+    rc = 1;
   } else {
     rc = check_recorded(path, &a);
     if (!rc) {
@@ -399,8 +408,8 @@ static int parse_rechunk(const char *s, capread *cap, cutter *cut, split_iter *i
   uint64_t v;
   if (strcmp(s, "recorded") == 0) return 0;
   if (strcmp(s, "whole") == 0) {
-    if (cap->size == UINT64_MAX) return 0; /* read whole below */
-    split_begin(it, M_WHOLE, (size_t)cap->size, sp, 0, NULL);
+    if (capread_size(cap) == UINT64_MAX) return 0; /* read whole below */
+    split_begin(it, M_WHOLE, (size_t)capread_size(cap), sp, 0, NULL);
     split_start(it);
     capread_cut_split(cap, it);
     return 0;
@@ -440,7 +449,7 @@ static int open_source(const replay_opts *o, source *src) {
     capread_close(&src->cap);
     return 2;
   }
-  if (strcmp(o->rechunk, "whole") == 0 && src->cap.size == UINT64_MAX) {
+  if (strcmp(o->rechunk, "whole") == 0 && capread_size(&src->cap) == UINT64_MAX) {
     /* a pipe: one chunk of everything, within --max-chunk */
     cutter_init(&src->cut, CUT_SIZE, o->max_chunk, 0);
     capread_cut_cutter(&src->cap, &src->cut);

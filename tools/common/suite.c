@@ -3,6 +3,8 @@
  */
 #include "suite.h"
 
+#include "capture.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -437,9 +439,9 @@ int suites_load(caselist *cl, const suite_select *sel, const char *cmd) {
   return rc;
 }
 
-/* The capture formats a provider filter reads (framing detected). */
+/* The capture files of a folder: the four formats the capture reader reads. */
 static int is_capture_name(const char *name) {
-  static const char *const ends[] = {".sse", ".ndjson", ".chunks.jsonl"};
+  static const char *const ends[] = {".sse", ".ndjson", ".chunks.jsonl", ".capture.jsonl"};
   size_t l = strlen(name);
   for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
     size_t el = strlen(ends[i]);
@@ -454,7 +456,21 @@ static int load_capture(caselist *cl, const char *path, const char *name,
   tcase c;
   memset(&c, 0, sizeof c);
   answer_init(&c.expect);
-  if (read_file(cmd, path, &c.input, CAPTURE_CASE_MAX)) return -1;
+  /* the body as a client reads it, through the one reader, and the pieces
+   * it came in as the case's recorded chunking */
+  capture cap;
+  tbuf err = {0};
+  if (capture_load(&cap, path, CAPTURE_CASE_MAX, &err)) {
+    fprintf(stderr, "sluice %s: %.*s\n", cmd, (int)err.n, err.p);
+    tbuf_free(&err);
+    capture_free(&cap);
+    return -1;
+  }
+  for (size_t i = 0; i < cap.npieces; i++) chunking_push(&c.recorded, cap.pieces[i].len);
+  c.has_recorded = cap.npieces > 0;
+  c.input = cap.body;
+  cap.body.p = NULL;
+  capture_free(&cap);
   c.suite = xstrdup("captures");
   c.file = xstrdup("captures");
   c.id = xstrdup(name);

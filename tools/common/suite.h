@@ -65,10 +65,12 @@ void caselist_free(caselist *cl);
 void tcase_free(tcase *c);
 
 /* Appends a case per recorded provider stream: PATH is a capture file
- * (.sse, .ndjson, .chunks.jsonl) or a folder of them. Each is a case of
- * suite "captures", id its file name, filter "provider" with the default
- * options (framing and provider detected from the content), the file's
- * bytes as input and no expected answer (the reference's is the one). */
+ * (.sse, .ndjson, .chunks.jsonl, .capture.jsonl) or a folder of them, read
+ * through the one reader (capture.h). Each is a case of suite "captures",
+ * id its file name, filter "provider" with the default options (framing and
+ * provider detected from the content), the body as a client reads it as
+ * input, the pieces it came in as its recorded chunking, and no expected
+ * answer (the reference's is the one). */
 #define CAPTURE_CASE_MAX (16u << 20)
 int captures_load(caselist *cl, const char *path, const suite_select *sel, const char *cmd);
 

@@ -228,7 +228,8 @@ const char *sluicep_think_literal_problem(const char *s);
 /* For the capture reader: fn is called with the stream offset just past
  * each blank line of an sse filter f (the line end included: a CR that
  * ends a chunk waits for the next byte), after the event it dispatches.
- * Non-zero stops f with SLUICE_CALLBACK. */
+ * Non-zero stops f with SLUICE_CALLBACK. With it set, f reads only line
+ * ends: no field is read and no event dispatched. */
 void sluicep_sse_on_blank(sluice_filter *f, int (*fn)(void *user, uint64_t end), void *user);
 
 /* The think filter's prefilter (think.c): -1 chooses the best one at the

@@ -48,6 +48,15 @@ void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const cha
   j->failed = 1;
 }
 
+void sluicep_json_unloadable(json_filter *j, const char *why, uint64_t off) {
+  /* the earliest byte: decisions are not always made in input order (a
+   * number is checked at its end) */
+  if (!j->unload_why || off < j->unload_off) {
+    j->unload_why = why;
+    j->unload_off = off;
+  }
+}
+
 static void emit_text(json_filter *j) {
   if (j->failed || j->out.len == j->emitted) return;
   if (sluicep_emit(&j->base, SLUICE_TEXT, j->out.ptr + j->emitted, j->out.len - j->emitted))
@@ -354,7 +363,12 @@ static int head_empty(const json_filter *j) {
  * its head plus the containers opened or closed since: linear in total. */
 static void snapshot(json_filter *j) {
   if (j->failed || !j->value_started) return;
-  size_t mark = j->out.len, hlen = 0;
+  size_t mark = j->out.len, hlen = 0, d = j->stack.len;
+  /* A mismatched closer still undecided: finishing would close every frame
+   * (the inner closers missing), the same text as the tail of the state it
+   * came in, so that state's head is taken (no trial closing every frame). */
+  enum json_vstate vs = j->vs;
+  if (vs == V_MISCLOSE) j->vs = j->mis_vs;
   if (j->phase == P_VALUE && !head_empty(j)) {
     /* The head is what finishing would write: run that code on the state
      * and restore the state (all held data lives in the struct). */
@@ -364,7 +378,11 @@ static void snapshot(json_filter *j) {
     if (!j->failed && j->phase == P_VALUE && j->stack.len) sluicep_json_fill_in(j, j->pos);
     sluice_status st = j->failed ? j->base.err.status : SLUICE_OK;
     sluicep_buf out = j->out, stack = j->stack;
+    /* finishing may close frames (a string that ended before held closers):
+     * their closers are in the head, the tail closes the frames below */
+    d = stack.len;
     *j = saved;
+    j->vs = vs;
     j->out.ptr = out.ptr;
     j->out.cap = out.cap;
     j->stack.ptr = stack.ptr;
@@ -376,13 +394,16 @@ static void snapshot(json_filter *j) {
     if (st != SLUICE_OK) return; /* no valid text for this prefix (1e400): no snapshot */
     hlen = out.len - mark;
   }
+  j->vs = vs;
   const char *head = j->out.ptr + mark;
-  size_t d = j->stack.len, from = 0;
+  size_t from = 0;
   uint64_t drop = 0;
   int wrap = j->wrapped; /* the ndjson array's ']' ends the tail while it is open */
   if (j->snap_started) {
     from = j->snap_lwm;
     drop = j->snap_head.len + j->snap_dropc + (uint64_t)(j->snap_wrap && !wrap);
+    for (; from > d; from--) /* frames the head closes, from the previous tail */
+      if (j->stack.ptr[from - 1] != '(') drop++;
   }
   sluicep_buf *s = &j->snap_scratch;
   s->len = 0;
@@ -439,61 +460,17 @@ static sluice_status json_feed(sluice_filter *f, const char *p, size_t n) {
 }
 
 /* A top-level scalar held in prose: the whole trimmed input (or fence, or
- * JSONP argument). */
+ * JSONP argument), read by the same token rules as a nested one. */
 static int lit_value(json_filter *j) {
-  static const struct {
-    const char *word, *json;
-  } lits[] = {{"true", "true"}, {"false", "false"}, {"null", "null"},
-              {"True", "true"}, {"False", "false"}, {"None", "null"}};
   if (!(j->lit_state == 1 || j->lit_state == 2 || j->lit_state == 4) || j->litn == 0) return 0;
-  const char *s = j->lit, *json = s, *kind = NULL;
-  size_t n = j->litn, len = n, i = 0;
-  for (size_t k = 0; k < 6 && !kind; k++) {
-    size_t l = strlen(lits[k].word);
-    if (l == n && memcmp(lits[k].word, s, n) == 0) {
-      json = lits[k].json;
-      len = strlen(json);
-      kind = k < 3 ? "" : "python_constant";
-    } else if (k < 3 && n >= 2 && n < l && memcmp(lits[k].word, s, n) == 0) {
-      /* a literal cut short, when it is the whole input ("tru") */
-      json = lits[k].json;
-      len = l;
-      kind = "truncated_literal";
-    }
-  }
-  if (!kind) { /* a JSON number, exactly */
-    if (s[i] == '-') i++;
-    if (i < n && s[i] == '0') i++;
-    else if (i < n && s[i] >= '1' && s[i] <= '9') while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-    else return 0;
-    if (i < n && s[i] == '.') {
-      size_t d = ++i;
-      while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-      if (i == d) return 0;
-    }
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-      i++;
-      if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-      size_t d = i;
-      while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-      if (i == d) return 0;
-    }
-    if (i != n) return 0;
-    if (sluicep_json_number_overflows(s, n)) {
-      sluicep_json_fail(j, SLUICE_JSON_INVALID, j->prose_off,
-                        "a number too large for a double, which jansson cannot load");
-      return 1;
-    }
-  }
+  int eof = j->lit_state != 4; /* not ended by a closing fence or a call's ')' */
+  if (!sluicep_json_top_scalar(j, j->lit, j->litn, j->prose_off, eof, 0)) return 0;
   if (j->call_used) REPAIR(j, "function_call", j->call_off);
   if (j->ndjson) {
     j->wrapped = 1;
     put1(j, '[');
   }
-  put(j, json, len);
-  if (kind && *kind) sluicep_json_repair(j, kind, strlen(kind), j->prose_off);
-  if (kind && strcmp(kind, "truncated_literal") == 0) j->truncated = 1;
-  return 1;
+  return sluicep_json_top_scalar(j, j->lit, j->litn, j->prose_off, eof, 1);
 }
 
 static sluice_status json_finish(sluice_filter *f) {
@@ -536,6 +513,11 @@ static sluice_status json_finish(sluice_filter *f) {
   ev.data = j->out.ptr ? j->out.ptr : "";
   ev.data_len = j->out.len;
   ev.complete = !j->truncated;
+  if (j->unload_why) {
+    ev.name = j->unload_why;
+    ev.name_len = strlen(j->unload_why);
+    ev.offset = j->unload_off;
+  }
   sluicep_event(f, &ev);
   return f->err.status;
 }

@@ -23,11 +23,14 @@
 #include <string.h>
 
 #define JSON_DEFAULT_MAX_DEPTH 2048
+#define JSON_LOADER_MAX_DEPTH 2048 /* jansson's own limit: deeper text is valid
+                                      JSON it cannot load */
 #define JSON_LIT_MAX 64    /* a top-level scalar held in prose */
 #define JSON_TOKEN_HOLD 64 /* bytes of an unquoted token held while it may be a
                               number, a literal, a call or an ellipsis */
 #define JSON_WSP_MAX 64    /* spaces held inside an unquoted token */
-#define JSON_QP_MAX 32     /* code points held after a candidate closing quote */
+#define JSON_QP_MAX 32     /* spaces held after a candidate closing quote */
+#define JSON_QW_MAX 32     /* and a word on the next line (a key, an item) */
 #define JSON_KC_MAX 48     /* code points held after a comma inside a string */
 #define JSON_TQ_MAX 16     /* code points held after a top-level '"' */
 
@@ -50,6 +53,7 @@ enum json_vstate {
   V_WORD,   /* inside an unquoted token (number, literal, word, key) */
   V_TOPQ,   /* after a top-level '"': a string, or a stringified document? */
   V_SKIP,   /* the arguments of a call after its first one, dropped */
+  V_MISCLOSE, /* after a closer that does not match the innermost container */
 };
 
 enum json_quote { Q_DQ, Q_SQ, Q_CURLY_D, Q_CURLY_S };
@@ -106,6 +110,10 @@ typedef struct json_filter {
   int bslash;         /* a '\' between tokens: \" starts the bare layer */
   uint64_t bslash_off;
   int truncated, value_started;
+  /* the first thing in the text that a JSON reader with doubles (jansson)
+   * cannot hold: the text stays, the VALUE event says why (sluice.h) */
+  const char *unload_why;
+  uint64_t unload_off;
 
   /* prose, fences, a top-level call */
   int ticks;
@@ -136,11 +144,15 @@ typedef struct json_filter {
   int hi; /* a high surrogate escape is held in hibuf */
   char hibuf[6];
   uint64_t hi_off;
-  /* a candidate closing quote, the spaces after it, maybe a '+' (qplus) */
-  uint32_t qcp[JSON_QP_MAX];
-  uint64_t qoff[JSON_QP_MAX];
-  size_t qn;
-  int qplus;
+  /* a candidate closing quote, the spaces after it, maybe a '+' (qplus);
+   * after a line break (qnl) maybe a word from qword on */
+  uint32_t qcp[1 + JSON_QP_MAX + JSON_QW_MAX];
+  uint64_t qoff[1 + JSON_QP_MAX + JSON_QW_MAX];
+  size_t qn, qword;
+  int qplus, qnl;
+  /* brackets opened inside the string's content, not yet closed there: a
+   * closer of the string's container with none open may end the string */
+  size_t sobj, sarr;
   /* a comma inside a string and what follows (a candidate next key), or
    * the characters after a top-level '"' */
   size_t tq_out; /* where the content of a top-level string starts in out */
@@ -163,6 +175,12 @@ typedef struct json_filter {
   enum json_num num;
   int num_flags;
   size_t num_out; /* where the number being written starts in out */
+
+  /* a mismatched closer whose reading waits for the next token: the
+   * closer, its offset, the state it came in */
+  uint32_t mis;
+  uint64_t mis_off;
+  enum json_vstate mis_vs;
 
   /* extra call arguments being dropped */
   int skd;
@@ -203,10 +221,12 @@ static inline void sluicep_json_put1(json_filter *j, char c) {
   else sluicep_json_put(j, &c, 1);
 }
 
-/* Spaces outside strings: JSON's four and the Unicode ones LLMs emit. */
+/* Spaces outside strings: JSON's four, the Unicode ones LLMs emit, and the
+ * invisible zero width space U+200B and U+FEFF, which carry no value
+ * between tokens: {"a":\u200b1} is {"a":1} (as jsonrepair reads them). */
 static inline int sluicep_json_is_space(uint32_t c) {
   if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
-  return sluicep_is_space_cp(c);
+  return sluicep_is_space_cp(c) || c == 0x200B || c == 0xFEFF;
 }
 
 /* One more backtick of a run (fences): returns the run's length. */
@@ -220,8 +240,14 @@ static inline int sluicep_json_tick(json_filter *j, uint64_t off) {
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off);
 #define REPAIR(j, kind, off) sluicep_json_repair((j), (kind), sizeof(kind) - 1, (off))
 
-/* A rule error (depth, a value jansson cannot load): sticky. */
+/* A rule error (depth): sticky. */
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg);
+
+/* The text is valid JSON that a reader with doubles cannot load (a NUL in a
+ * key, a number past a double's range, nesting past jansson's 2048): kept,
+ * and marked on the VALUE event with the reason (a string literal) and the
+ * offset of the first such byte. */
+void sluicep_json_unloadable(json_filter *j, const char *why, uint64_t off);
 
 /* ---------------- json_value.c ---------------- */
 
@@ -249,6 +275,11 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off);
 void sluicep_json_push_call(json_filter *j);
 /* Starts the top-level value at a '"': a string, or a stringified document. */
 void sluicep_json_top_quote(json_filter *j, uint64_t off);
+/* Writes w[0..n), a top-level scalar at off (cut by the end of the input
+ * when eof), as the token rules read it; 0 when they make it a string.
+ * With write 0 it only says which. */
+int sluicep_json_top_scalar(json_filter *j, const char *w, size_t n, uint64_t off, int eof,
+                            int write);
 
 /* ---------------- json.c ---------------- */
 

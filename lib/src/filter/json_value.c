@@ -9,8 +9,13 @@
  * decision that needs more input is kept in the filter's state, so every
  * chunking of the same input runs the same steps:
  *
- *   a candidate closing quote (is it the end, content, or "a" + "b"?),
+ *   a candidate closing quote (is it the end, content, or "a" + "b"? after
+ *   a line break: does the next line begin a key or an item?),
  *   a comma inside a string (is `, "key":` the next key, a quote missing?),
+ *   a closer inside a string (does the input end after it and the closers
+ *   of the next frames: was the closing quote missing?),
+ *   a mismatched closer that would end the value (does a comma follow: is
+ *   it the wrong bracket for the innermost container?),
  *   an unquoted token (a number, a literal, a call name, an ellipsis, or a
  *   string?), the characters after a top-level '"' (a string, or a whole
  *   document stringified as "{\"a\": 1}"?).
@@ -37,7 +42,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
 /* One table for the byte loop's runs (bits may combine):
  *   1  ends a plain run in a double-quoted string (control, '"', '\')
  *   2  ends a plain run in a single- or curly-quoted string (also '\'')
- *   4  ',' (ends a run when a comma may start the next key)
+ *   4  (unused)
  *   8  not ASCII (a UTF-8 sequence is checked on its own)
  *  16  JSON whitespace, skipped between tokens
  *  32  needs the slow path between tokens (control, '`', '/', '#', '\', non-ASCII)
@@ -45,7 +50,6 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
  * 128  ends any unquoted token (, } ] { [ " and newlines) */
 #define C_DQ 1
 #define C_SQ 2
-#define C_COMMA 4
 #define C_HIGH 8
 #define C_WS 16
 #define C_SLOW 32
@@ -54,7 +58,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
 static const unsigned char cls[256] = {
      35,  35,  35,  35,  35,  35,  35,  35,  35,  19, 147,  35,  35, 147,  35,  35,
      35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,  35,
-     16,   0, 131,  32,  64,   0,   0,   2,   0,   0,   0,   0, 132,  64,  64,  32,
+     16,   0, 131,  32,  64,   0,   0,   2,   0,   0,   0,   0, 128,  64,  64,  32,
      64,  64,  64,  64,  64,  64,  64,  64,  64,  64,   0,   0,   0,   0,   0,   0,
       0,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64,
      64,  64,  64,  64,  64,  64,  64,  64,  64,  64,  64, 128,  35, 128,   0,  64,
@@ -131,11 +135,10 @@ static void put_content_cp(json_filter *j, uint32_t cp, uint64_t off) {
   put_content(j, cp, (const char *)b, l, off);
 }
 
-/* jansson rejects a NUL in an object key even with JSON_ALLOW_NUL, so the
- * repaired text could not be loaded: an error, never a silent null. */
+/* jansson rejects a NUL in an object key even with JSON_ALLOW_NUL: the key
+ * is kept as written (valid JSON), and the text marked. */
 static void key_nul(json_filter *j, uint64_t off) {
-  sluicep_json_fail(j, SLUICE_JSON_INVALID, off,
-                    "a NUL character in an object key, which jansson cannot load");
+  sluicep_json_unloadable(j, "nul_in_key", off);
 }
 
 /* Re-feeds held code points (already decoded, so not through the layer). */
@@ -156,7 +159,10 @@ static size_t depth(const json_filter *j) { return j->nobj + j->narr + (size_t)j
 /* A value is about to start at depth() + 1: 0 (and fails) past the limit.
  * The default, 2048, is jansson's, so every repaired text loads. */
 static int depth_ok(json_filter *j, uint64_t off) {
-  if (!j->max_depth || depth(j) < j->max_depth) return 1;
+  if (!j->max_depth || depth(j) < j->max_depth) {
+    if (depth(j) >= JSON_LOADER_MAX_DEPTH) sluicep_json_unloadable(j, "depth", off);
+    return 1;
+  }
   sluicep_fail(&j->base, SLUICE_JSON_DEPTH, off, "nesting deeper than the depth limit (%zu)",
                j->max_depth);
   j->failed = 1;
@@ -249,14 +255,9 @@ static void close_top(json_filter *j, uint64_t off) {
   value_done(j);
 }
 
-/* A closing bracket: closes its container, closing the frames opened inside
- * it first; a bracket with no open container of its kind is dropped. */
-static void closer(json_filter *j, uint32_t c, uint64_t off) {
-  char want = c == '}' ? '{' : '[';
-  if ((want == '{' ? j->nobj : j->narr) == 0) {
-    REPAIR(j, "redundant_closer", off);
-    return;
-  }
+/* A closer for an outer container: it closes the frames opened inside it
+ * first (their closers were missing). */
+static void close_through(json_filter *j, char want, uint64_t off) {
   while (top(j) != want && !j->failed) {
     REPAIR(j, "missing_closer", off);
     close_top(j, off);
@@ -264,9 +265,52 @@ static void closer(json_filter *j, uint32_t c, uint64_t off) {
   if (!j->failed) close_top(j, off);
 }
 
+/* A closing bracket: closes its container, closing the frames opened inside
+ * it first; a bracket with no open container of its kind is dropped. When
+ * that would close the outermost container (the whole value) while the
+ * innermost is the other kind, the reading waits for the next token
+ * (V_MISCLOSE): {"k": ["a", "b"}, "k2": 1} is a wrong bracket, not the
+ * end of the value. */
+static void closer(json_filter *j, uint32_t c, uint64_t off) {
+  char want = c == '}' ? '{' : '[', t = top(j);
+  size_t n = want == '{' ? j->nobj : j->narr;
+  if (n == 0) {
+    REPAIR(j, "redundant_closer", off);
+    return;
+  }
+  if (t != want && t != '(' && n == 1 && j->stack.ptr[0] == want) {
+    j->mis = c;
+    j->mis_off = off;
+    j->mis_vs = j->vs;
+    j->vs = V_MISCLOSE;
+    return;
+  }
+  close_through(j, want, off);
+}
+
+/* After a mismatched closer that would end the value: a comma next means
+ * the value goes on, so the closer was the wrong kind for the innermost
+ * container and closes that one only (mismatched_closer); anything else
+ * (or the end of the input) means the inner closers were missing. Spaces
+ * between are skipped (nothing is written for them). */
+static int misclose_cp(json_filter *j, uint32_t cp) {
+  if (cp != ',' && (sluicep_json_is_space(cp) || is_ws(cp))) return 1;
+  j->vs = j->mis_vs;
+  if (cp == ',') {
+    REPAIR(j, "mismatched_closer", j->mis_off);
+    close_top(j, j->mis_off);
+  } else {
+    close_through(j, j->mis == '}' ? '{' : '[', j->mis_off);
+  }
+  return 0;
+}
+
 /* ---------------- strings ---------------- */
 
-enum { KC_WS1, KC_KEY, KC_WS2 };
+/* The holds inside a value string of a container (kc_cp): after a comma,
+ * spaces, a quoted key and spaces (KC_WS1, KC_KEY, KC_WS2); after a closer
+ * of the string's container, more closers and spaces (KC_CLOSE). */
+enum { KC_WS1, KC_KEY, KC_WS2, KC_CLOSE };
 
 static void set_quote(json_filter *j, uint32_t c, uint64_t off) {
   switch (c) {
@@ -290,6 +334,7 @@ static void open_string(json_filter *j, uint32_t c, int key, uint64_t off) {
   j->qn = 0;
   j->qplus = 0;
   j->kn = 0;
+  j->sobj = j->sarr = 0;
   set_quote(j, c, off);
 }
 
@@ -306,7 +351,8 @@ static int is_close_quote(const json_filter *j, uint32_t c) {
  * point decides: a delimiter that fits where the string is means the quote
  * closed it; anything else means it was an unescaped quote inside. */
 static int quote_closes(const json_filter *j, uint32_t c) {
-  if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#')
+  if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#' ||
+      is_digit(c)) /* ["a" 2]: the next value, a comma missing */
     return 1;
   /* the next string of the same kind: a missing comma ('a' 'b') */
   if ((c == '\'' && j->q == Q_SQ) || (c == 0x2018 && j->q == Q_CURLY_S)) return 1;
@@ -315,12 +361,13 @@ static int quote_closes(const json_filter *j, uint32_t c) {
 }
 
 /* The decision on a candidate closing quote, given the first code point
- * after it that is not a space and whether spaces came between. A key
- * rarely holds a quote: after a space, or before what starts a value, the
- * quote ends it (a missing colon). A top-level string ends at its quote. */
+ * after it that is not a space and whether spaces came between; the same
+ * for a top-level string as for a nested one. A key rarely holds a quote:
+ * after a space, or before what starts a value, the quote ends it (a
+ * missing colon). */
 static int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
-  if (quote_closes(j, cp) || j->stack.len == 0) return 1;
-  return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-' || is_digit(cp));
+  if (quote_closes(j, cp)) return 1;
+  return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-');
 }
 
 static void close_string(json_filter *j) {
@@ -328,6 +375,8 @@ static void close_string(json_filter *j) {
   put1(j, '"');
   j->qn = 0;
   j->qplus = 0;
+  j->qnl = 0;
+  j->qword = 0;
   if (j->is_key) j->vs = V_COLON;
   else value_done(j);
 }
@@ -371,7 +420,7 @@ static void unicode_done(json_filter *j) {
     break;
   case U_CHAR:
     if (v == 0 && j->is_key) key_nul(j, j->esc_off);
-    else put(j, j->hexbuf, 6);
+    put(j, j->hexbuf, 6);
     break;
   default: break;
   }
@@ -420,17 +469,66 @@ static void quote_content(json_filter *j) {
   for (size_t k = 1; k < j->qn; k++) put_content_cp(j, j->qcp[k], j->qoff[k]);
   j->qn = 0;
   j->qplus = 0;
+  j->qnl = 0;
+  j->qword = 0;
+}
+
+static int kc_possible(const json_filter *j);
+
+/* A word the next line may begin with: letters, digits, _ $ . - and spaces
+ * inside (a key "first name"), no quote or structure. */
+static int qword_char(uint32_t c) {
+  return c < 0x80 ? (cls[c] & C_WORD) || c == ' ' || c == '\t' : !is_open_quote(c);
+}
+
+/* What ends such a word when it continues the enclosing value: a colon in
+ * an object (the next key, its comma missing), the end of an item in an
+ * array (the next item, unquoted). */
+static int qword_ends(const json_filter *j, uint32_t c) {
+  return top(j) == '{' ? c == ':' : c == ',' || c == ']' || c == '\n' || c == '\r';
+}
+
+/* The quote closed the string after all: what was held after it (spaces,
+ * the word) is read again as the structure that follows. */
+static void quote_closed_before(json_filter *j) {
+  uint32_t cps[JSON_QP_MAX + JSON_QW_MAX];
+  uint64_t offs[JSON_QP_MAX + JSON_QW_MAX];
+  size_t n = j->qn - 1;
+  memcpy(cps, j->qcp + 1, n * sizeof cps[0]);
+  memcpy(offs, j->qoff + 1, n * sizeof offs[0]);
+  close_string(j);
+  refeed(j, cps, offs, n);
+}
+
+/* After a candidate closing quote and a line break, a word is held: the
+ * reading decided by what follows it (FORMAT: the quote closed the string
+ * when the next line continues the value as a new member or item; held:
+ * the spaces and at most JSON_QW_MAX code points of the word). */
+static int qword_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  if (qword_ends(j, cp)) {
+    quote_closed_before(j);
+    return 0;
+  }
+  if (qword_char(cp) && j->qn - j->qword < JSON_QW_MAX) {
+    j->qcp[j->qn] = cp;
+    j->qoff[j->qn++] = off;
+    return 1;
+  }
+  quote_content(j);
+  return 0;
 }
 
 /* A candidate closing quote is held (with the spaces after it and maybe a
  * '+'). Returns 0 when cp must be processed again. */
 static int quote_cp(json_filter *j, uint32_t cp, uint64_t off) {
+  if (j->qword) return qword_cp(j, cp, off);
   if (is_ws(cp) || (cp == '+' && !j->qplus)) {
-    if (j->qn == JSON_QP_MAX) { /* a quote followed by that much space ends the string */
+    if (j->qn == 1 + JSON_QP_MAX) { /* a quote followed by that much space ends the string */
       close_string(j);
       return 0;
     }
     if (cp == '+') j->qplus = (int)j->qn + 1;
+    if (cp == '\n' || cp == '\r') j->qnl = 1;
     j->qcp[j->qn] = cp;
     j->qoff[j->qn++] = off;
     return 1;
@@ -447,9 +545,15 @@ static int quote_cp(json_filter *j, uint32_t cp, uint64_t off) {
       close_string(j);
       return 0;
     }
-  } else if (quote_ends(j, cp, j->qn > 1)) {
+  } else if (quote_ends(j, cp, j->qn > 1) || (j->qnl && j->stack.len == 0)) {
+    /* (a top-level value ends at a line break: what follows is prose) */
     close_string(j);
     return 0;
+  } else if (j->qnl && kc_possible(j) && qword_char(cp) && cp != ' ' && cp != '\t') {
+    j->qword = j->qn; /* "John"\n lastName: ... */
+    j->qcp[j->qn] = cp;
+    j->qoff[j->qn++] = off;
+    return 1;
   }
   quote_content(j);
   return 0;
@@ -483,9 +587,16 @@ static void detach(json_filter *j, held *h) {
   j->kn = 0;
 }
 
-/* The comma and what followed it were string content after all. */
+/* The comma and what followed it were string content after all (as were
+ * the closers and spaces of KC_CLOSE, which no rule in a string reads:
+ * written as they are). */
 static void kc_fail(json_filter *j) {
   held h;
+  if (j->kc_state == KC_CLOSE) {
+    for (size_t k = 0; k < j->kn; k++) put_content_cp(j, j->kcp[k], j->koff[k]);
+    j->kn = 0;
+    return;
+  }
   detach(j, &h);
   put1(j, ',');
   refeed(j, h.cp + 1, h.off + 1, h.n - 1);
@@ -501,12 +612,26 @@ static void kc_commit(json_filter *j) {
   refeed(j, h.cp, h.off, h.n);
 }
 
+/* After a closer held in a string (KC_CLOSE), another one counts only if
+ * it closes the next frame out, so that the end of the input closes just
+ * the frames of the held closers. */
+static int closes_next_frame(const json_filter *j, uint32_t cp) {
+  size_t closers = 0;
+  for (size_t k = 0; k < j->kn; k++) closers += j->kcp[k] == '}' || j->kcp[k] == ']';
+  if (closers >= j->stack.len) return 0;
+  char f = j->stack.ptr[j->stack.len - 1 - closers];
+  return cp == (f == '{' ? '}' : f == '[' ? ']' : 0);
+}
+
 /* A comma inside a string is held with what follows: spaces, a quote, key
  * characters, a quote, spaces, then ':' (or ',' ']' in an array) commits.
  * Returns 0 when cp must be processed again. */
 static int kc_cp(json_filter *j, uint32_t cp, uint64_t off) {
   int hold = 0;
   switch (j->kc_state) {
+  case KC_CLOSE: /* only the end of the input commits (sluicep_json_finish_token) */
+    hold = is_ws(cp) || closes_next_frame(j, cp);
+    break;
   case KC_WS1:
     if (is_ws(cp)) hold = 1;
     else if (is_close_quote(j, cp)) hold = 1, j->kc_state = KC_KEY;
@@ -589,17 +714,25 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     j->qn = 1;
     return 1;
   }
-  if (cp == ',' && kc_possible(j)) {
-    j->kcp[0] = cp;
-    j->koff[0] = off;
-    j->kn = 1;
-    j->kc_state = KC_WS1;
-    return 1;
+  if ((cp == ',' || cp == '}' || cp == ']' || cp == '{' || cp == '[') && kc_possible(j)) {
+    if (cp == '{' || cp == '[') { /* content; its closer will be too */
+      if (cp == '{') j->sobj++;
+      else j->sarr++;
+    } else if (cp == '}' && j->sobj) {
+      j->sobj--;
+    } else if (cp == ']' && j->sarr) {
+      j->sarr--;
+    } else if (cp == ',' || cp == (top(j) == '{' ? '}' : ']')) {
+      /* a comma (the next key may follow), or the container's closer with
+       * no bracket open in the string: the closing quote may be missing */
+      j->kcp[0] = cp;
+      j->koff[0] = off;
+      j->kn = 1;
+      j->kc_state = cp == ',' ? KC_WS1 : KC_CLOSE;
+      return 1;
+    }
   }
-  if (cp == 0 && j->is_key) {
-    key_nul(j, off);
-    return 1;
-  }
+  if (cp == 0 && j->is_key) key_nul(j, off);
   put_content(j, cp, raw, len, off);
   return 1;
 }
@@ -683,14 +816,13 @@ static void num_emit(json_filter *j, unsigned char c) {
   j->num = t;
 }
 
-/* A number written from j->num_out that a double cannot hold is an error:
- * jansson would refuse the text. */
+/* A number written from j->num_out that a double cannot hold is valid JSON
+ * that jansson refuses: kept, and marked. */
 static void num_check(json_filter *j) {
   size_t n = j->out.len - j->num_out;
   if (j->num != N_EXP && j->num != N_E && j->num != N_ESIGN && n < 300) return; /* < 10^300 */
-  if (!j->failed && sluicep_json_number_overflows(j->out.ptr + j->num_out, n))
-    sluicep_json_fail(j, SLUICE_JSON_INVALID, j->tok_off,
-                      "a number too large for a double, which jansson cannot load");
+  if (sluicep_json_number_overflows(j->out.ptr + j->num_out, n))
+    sluicep_json_unloadable(j, "number_overflow", j->tok_off);
 }
 
 /* The end of a plain number written from j->num_out: the digit it may
@@ -725,31 +857,28 @@ static int num_as_written(const json_filter *j) {
   return 1;
 }
 
-/* Writes the held token as a number when it is one: 1 if written. */
-static int num_render(json_filter *j, int eof) {
+/* Writes the held token as the number it is (token_kind said TK_NUM). */
+static void num_render(json_filter *j, int eof) {
   if (j->num == N_HEX) {
     size_t start = j->tok[0] == '-' || j->tok[0] == '+' ? 3 : 2;
     char dec[24];
     size_t dn = sluicep_json_hex_to_decimal(j->tok + start, j->tokn - start, dec);
-    if (!dn) return 0;
     if (j->tok[0] == '+') REPAIR(j, "leading_plus", j->tok_off);
     REPAIR(j, "hex_number", j->tok_off);
     if (j->tok[0] == '-') put1(j, '-');
     put(j, dec, dn);
-    return 1;
+    return;
   }
-  if (!num_plain(j->num)) return 0;
   j->num_out = j->out.len;
   if (num_as_written(j)) { /* what num_emit would write, in one go */
     put(j, j->tok, j->tokn);
     num_check(j);
-    return 1;
+    return;
   }
   j->num = N_START;
   j->num_flags = 0;
   for (size_t k = 0; k < j->tokn; k++) num_emit(j, (unsigned char)j->tok[k]);
   num_end(j, eof);
-  return 1;
 }
 
 /* ---------------- unquoted tokens ---------------- */
@@ -895,21 +1024,49 @@ static size_t token_add(json_filter *j, const char *p, size_t n) {
   return token_bytes(j, p, n);
 }
 
-/* Writes a held token; returns 0 when it is dropped (an ellipsis). endcp is
- * the code point that ended it (0 at the end of the input). */
-static int render_token(json_filter *j, int eof, uint32_t endcp) {
+/* What a held token is, decided where it ends (endcp is the code point
+ * that ended it, 0 at the end of the input). */
+enum tok_kind {
+  TK_DROP,   /* an ellipsis where an element could be: [1, 2, ...] */
+  TK_WORD,   /* a literal or constant in word_names (*wi) */
+  TK_TRUNC,  /* a prefix of one at the end of the input (*wi) */
+  TK_NUM,    /* a number (repaired if need be; hexadecimal made decimal) */
+  TK_STRING, /* anything else, and every key */
+};
+
+static enum tok_kind token_kind(const json_filter *j, int eof, uint32_t endcp, int *wi) {
   const char *w = j->tok;
   size_t n = j->tokn;
+  int k = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
+  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1; /* only an ellipsis is a key's word */
+  if (k >= 0 && !word_json_len[k]) {
+    if (j->tok_key ? endcp != ':' : top(j) == '[') return TK_DROP;
+    k = -1;
+  }
+  *wi = k;
+  if (j->tok_key) return TK_STRING;
+  if (k >= 0) return TK_WORD;
+  if (eof)
+    for (size_t i = 0; i < W_TRUNCATABLE; i++)
+      if (n < word_len[i] && memcmp(word_names[i], w, n) == 0) {
+        *wi = (int)i;
+        return TK_TRUNC;
+      }
+  if (j->num == N_HEX) { /* 0x1F; longer than 13 digits it stays a string */
+    size_t start = w[0] == '-' || w[0] == '+' ? 3 : 2;
+    return n - start <= 13 ? TK_NUM : TK_STRING;
+  }
+  return num_plain(j->num) ? TK_NUM : TK_STRING;
+}
+
+/* Writes a held token; returns 0 when it is dropped (an ellipsis). */
+static int render_token(json_filter *j, int eof, uint32_t endcp) {
+  int wi;
+  enum tok_kind k = token_kind(j, eof, endcp, &wi);
   uint64_t off = j->tok_off;
-  int wi = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
-  if (wi >= 0 && j->tok_key && word_json_len[wi]) wi = -1; /* only an ellipsis is a key's word */
-  if (wi >= 0 && !word_json_len[wi]) {
-    /* an ellipsis where an element could be: [1, 2, ...], {"a": 1, ...} */
-    if (j->tok_key ? endcp != ':' : top(j) == '[') {
-      REPAIR(j, "ellipsis", off);
-      return 0;
-    }
-    wi = -1;
+  if (k == TK_DROP) {
+    REPAIR(j, "ellipsis", off);
+    return 0;
   }
   if (j->tok_key) {
     begin_item(j);
@@ -917,25 +1074,24 @@ static int render_token(json_filter *j, int eof, uint32_t endcp) {
   } else {
     if (!depth_ok(j, off)) return 1;
     begin_item(j);
-    if (wi >= 0) {
+    switch (k) {
+    case TK_WORD:
       put(j, word_json[wi], word_json_len[wi]);
       if (word_kind_len[wi]) sluicep_json_repair(j, word_kind[wi], word_kind_len[wi], off);
       return 1;
+    case TK_TRUNC:
+      put(j, word_json[wi], word_json_len[wi]);
+      REPAIR(j, "truncated_literal", off);
+      j->truncated = 1;
+      return 1;
+    case TK_NUM: num_render(j, eof); return 1;
+    default: break;
     }
-    if (eof)
-      for (size_t i = 0; i < W_TRUNCATABLE; i++)
-        if (n < word_len[i] && memcmp(word_names[i], w, n) == 0) {
-          put(j, word_json[i], word_json_len[i]);
-          REPAIR(j, "truncated_literal", off);
-          j->truncated = 1;
-          return 1;
-        }
-    if (num_render(j, eof)) return 1;
     if (j->num == N_LEAD0) REPAIR(j, "leading_zero", off); /* 0789: digits that mean a code */
     else REPAIR(j, "unquoted_string", off);
   }
   put1(j, '"');
-  put_escaped(j, w, n);
+  put_escaped(j, j->tok, j->tokn);
   put1(j, '"');
   return 1;
 }
@@ -960,6 +1116,29 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
   } else {
     value_done(j);
   }
+}
+
+/* A top-level scalar held in prose (json.c): the whole trimmed input, fence
+ * or JSONP argument, read by the token rules above as a nested token that
+ * ends there (2. is 2.0, tru is true, NaN is null). A token those rules make
+ * a string is prose, and a one-letter prefix of a literal too ("a", "n"):
+ * returns 0. With write 0 it only says whether it is a value. */
+int sluicep_json_top_scalar(json_filter *j, const char *w, size_t n, uint64_t off, int eof,
+                            int write) {
+  start_token(j, 0, off);
+  memcpy(j->tok, w, n);
+  j->tokn = n;
+  for (size_t k = 0; k < n; k++) j->num = num_next(j->num, (unsigned char)w[k]);
+  int wi;
+  enum tok_kind k = token_kind(j, eof, 0, &wi);
+  int value = !(k == TK_STRING || k == TK_DROP || (k == TK_TRUNC && n < 2));
+  if (value && write) {
+    end_token(j, eof, 0);
+    return 1;
+  }
+  j->vs = V_VALUE;
+  j->tokn = 0;
+  return value;
 }
 
 static int token_ends(const json_filter *j, uint32_t c) {
@@ -1025,10 +1204,7 @@ static int token_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, ui
     end_token(j, 0, cp);
     return 0;
   }
-  if (cp == 0 && j->tok_key) {
-    key_nul(j, off);
-    return 1;
-  }
+  if (cp == 0 && j->tok_key) key_nul(j, off);
   token_add(j, raw, len);
   return 1;
 }
@@ -1067,6 +1243,25 @@ static int skip_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 /* ---------------- between tokens ---------------- */
 
+/* A '{' or '[' where an object expects a key or a comma cannot go on in
+ * the object; in an array, it is the array's next item: the object's
+ * closer was missing ([{"i":1{"i":2}] is two objects). Its comma, if any,
+ * is the array's. Returns 1 when it closed the object (cp is read again). */
+static int object_in_array_ends(json_filter *j, uint32_t cp, uint64_t off) {
+  if ((cp != '{' && cp != '[') || top(j) != '{' || j->stack.len < 2 ||
+      j->stack.ptr[j->stack.len - 2] != '[')
+    return 0;
+  int comma = j->pending_comma;
+  j->pending_comma = 0;
+  REPAIR(j, "missing_closer", off);
+  close_top(j, off);
+  if (comma) { /* [{"i":1,{"i":2}] */
+    j->pending_comma = 1;
+    j->vs = V_VALUE;
+  }
+  return 1;
+}
+
 /* Where a value (key = 0) or a key (key = 1) is expected. */
 static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key) {
   char t = top(j);
@@ -1085,6 +1280,8 @@ static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key)
     } else {
       REPAIR(j, "extra_comma", off);
     }
+  } else if (key && object_in_array_ends(j, cp, off)) {
+    return 0;
   } else if (cp == ':' || cp == '{' || cp == '[') {
     REPAIR(j, "unexpected_char", off);
   } else {
@@ -1144,6 +1341,7 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
     REPAIR(j, "unexpected_char", off);
     return 1;
   }
+  if (object_in_array_ends(j, cp, off)) return 0;
   REPAIR(j, "missing_comma", off);
   j->pending_comma = 1;
   j->comma_off = off;
@@ -1336,8 +1534,16 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
     if (j->vs == V_TOPQ) {
       topq_decide(j, 0);
     } else if (j->vs == V_STRING) {
+      if (j->kn && j->kc_state == KC_CLOSE) { /* {"a": "b}  ["hello, world] */
+        kc_commit(j);
+        continue;
+      }
       if (j->kn) {
         kc_fail(j);
+        continue;
+      }
+      if (j->qword) { /* "x"\n b: the word is the next key or item */
+        quote_closed_before(j);
         continue;
       }
       if (!j->qn) {
@@ -1351,6 +1557,8 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
       close_string(j);
     } else if (j->vs == V_WORD) {
       end_token(j, 1, 0);
+    } else if (j->vs == V_MISCLOSE) {
+      misclose_cp(j, 0); /* the end: the inner closers were missing */
     } else {
       break;
     }
@@ -1390,6 +1598,7 @@ static void step(json_filter *j, uint32_t cp, const char *raw, size_t len, uint6
       case V_WORD: done = token_cp(j, cp, raw, len, off); break;
       case V_TOPQ: done = topq_cp(j, cp, raw, len, off); break;
       case V_SKIP: done = skip_cp(j, cp, off); break;
+      case V_MISCLOSE: done = misclose_cp(j, cp); break;
       default: done = between_cp(j, cp, off); break;
       }
     }
@@ -1535,7 +1744,8 @@ void sluicep_json_end_input(json_filter *j) {
  * escapes leave alone, and complete well-formed UTF-8 sequences (except in
  * curly-quoted strings, whose closing quote is one). */
 static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) {
-  unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_COMMA : 0);
+  /* in a container's value string also , { } [ ] (kc_cp, string_cp) */
+  unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_END : 0);
   size_t k = 0;
   for (;;) {
     while (k < n && !(cls[p[k]] & stop)) k++;

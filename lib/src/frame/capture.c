@@ -122,8 +122,8 @@ static uint64_t line_of(const capture *c, uint64_t at) {
 }
 
 static int bad_line(capture *c, uint64_t line_at, size_t byte, const char *why) {
-  sluicep_fail(&c->base, SLUICE_CAPTURE_FORMAT, line_at + byte, "line %llu, byte %zu: %s",
-               (unsigned long long)line_of(c, line_at), byte + 1, why);
+  sluicep_fail(&c->base, SLUICE_CAPTURE_FORMAT, line_at + byte, "line %llu: %s",
+               (unsigned long long)line_of(c, line_at), why);
   return 1;
 }
 

@@ -119,6 +119,7 @@ static int process_line(sse *s, const char *l, size_t len) {
     s->blank_pending = s->on_blank != NULL;
     return dispatch(s);
   }
+  if (s->on_blank) return 0; /* only where events end is asked for */
   if (l[0] == ':') return 0; /* a comment */
   const char *colon = memchr(l, ':', len);
   size_t name_len = colon ? (size_t)(colon - l) : len;

@@ -1,0 +1,66 @@
+/*
+ * upstream.h: the mock upstream that `sluice serve` runs as a command and
+ * `sluice gate` runs in process: recorded provider streams served over
+ * HTTP/1.1 (libmicrohttpd) at each provider's streaming endpoint, with the
+ * recorded pace or a chosen one, re-cut into writes of any shape, and with
+ * faults, so a middleware under test meets the capture as it would meet the
+ * provider.
+ *
+ * One thread per connection (libmicrohttpd's), so pacing and stalls are
+ * plain bounded sleeps. Entries (a capture and how to serve it) can be
+ * added and removed while it runs: a request picks one by the header
+ * X-Sluice-Capture (an entry's token or a capture's name), else by the
+ * "model" it asks for (an entry's token, or the capture's model), else in
+ * turn among the untokened entries of its endpoint.
+ */
+#ifndef SLUICE_TOOLS_UPSTREAM_H
+#define SLUICE_TOOLS_UPSTREAM_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "capture.h"
+#include "util.h"
+
+enum up_rechunk { UP_RECORDED, UP_BYTES, UP_SIZE, UP_RANDOM };
+
+/* How an entry is served. */
+typedef struct up_behave {
+  double ttft, gap, speed, stall_for; /* seconds; speed divides every wait (0: none) */
+  int rechunk;                        /* enum up_rechunk: the writes' shape */
+  size_t rechunk_n;
+  uint64_t seed;
+  /* faults, at body byte counts (-1: none) */
+  int64_t cut_after, drop_after, stall_after, error_after;
+  int status; /* answer this error status instead (0: none) */
+  int gzip;
+} up_behave;
+
+void up_behave_default(up_behave *b);
+/* "bytes", "random:SEED" or "N" into b's rechunk; -1 with the reason. */
+int up_rechunk_parse(up_behave *b, const char *v, char *why, size_t wl);
+
+typedef struct upstream upstream;
+typedef struct up_entry up_entry;
+
+upstream *upstream_new(size_t log_size);
+/* Serves c (taken: the caller's struct is cleared) as how says (NULL: the
+ * defaults), chosen by token when not NULL. */
+up_entry *upstream_add(upstream *u, capture *c, const up_behave *how, const char *token);
+/* Stops choosing e; it is freed once no stream uses it. */
+void upstream_remove(upstream *u, up_entry *e);
+const capture *up_entry_capture(const up_entry *e);
+/* Listens on addr (port 0: a free one) in threads of its own. 0, or -1
+ * with the reason in err. */
+int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err);
+/* "http://127.0.0.1:PORT" once started. */
+const char *upstream_url(const upstream *u);
+/* Provider requests completed so far. */
+unsigned long upstream_done(upstream *u);
+/* The command's wait (http_serve_until): prints "listening on URL" and
+ * returns after max requests, seconds or a signal. */
+int upstream_wait(upstream *u, const char *cmd, uint64_t max, double seconds);
+/* Stops the server (streams in progress end) and frees everything. */
+void upstream_free(upstream *u);
+
+#endif
