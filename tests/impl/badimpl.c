@@ -37,6 +37,8 @@
  *   session-id   in a streaming session, answers feed 0 with another id
  *   extra-line   in a streaming session, writes its last line twice
  *   no-stream    answers "unsupported" to every streaming request
+ *   batch-only   answers a streaming request with one batch answer (it does
+ *                not implement streaming sessions)
  */
 #include <jansson.h>
 #include <signal.h>
@@ -423,6 +425,10 @@ int main(int argc, char **argv) {
       chunky(req);
     } else if (strcmp(mode, "buffer") == 0 && stream) {
       buffer(req);
+    } else if (strcmp(mode, "batch-only") == 0 && stream) {
+      json_object_del(req, "stream");
+      serve_json(req);
+      out_line(lines.v[0]);
     } else if (strcmp(mode, "no-stream") == 0 && stream) {
       char *id = json_dumps(json_object_get(req, "id"), JSON_ENCODE_ANY);
       printf("{\"id\":%s,\"feed\":0,\"ok\":false,\"error\":{\"code\":\"unsupported\","
