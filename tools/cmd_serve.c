@@ -197,7 +197,7 @@ int cmd_serve(int argc, char **argv) {
     strlist_free(&paths);
     return rc;
   }
-  upstream *u = upstream_new((size_t)a.log_size);
+  upstream *u = upstream_new((size_t)a.log_size, 0);
   rc = load_captures(u, &how, &a, &paths);
   strlist_free(&paths);
   tbuf err = {0};
@@ -214,5 +214,6 @@ int cmd_serve(int argc, char **argv) {
     rc = 2;
   }
   upstream_free(u);
+  rs_spec_free(&a.resplit);
   return rc;
 }
