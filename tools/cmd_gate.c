@@ -8,6 +8,8 @@
 #include "tools.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,8 @@ static const opt gate_options[] = {
     {.kind = OPT_SECTION, .help = "The middleware"},
     {"url", 0, "URL", OPT_STRING, OPT_AT(gate_opts, url, const char *),
      .help = "where the middleware listens (required); the client's path is added "
-             "(/v1/chat/completions, /v1/messages, /v1/responses, /api/chat)"},
+             "(/v1/chat/completions, /v1/messages, /v1/responses, /api/chat); {port} in it, "
+             "--middleware and --ready is a free port the gate picks"},
     {"middleware", 0, "COMMAND", OPT_STRING, OPT_AT(gate_opts, middleware, const char *),
      .help = "start it (sh -c COMMAND, a process group of its own, stopped at the end), with "
              "the upstream's URL for {upstream} and in $SLUICE_UPSTREAM; without it, the "
@@ -99,21 +102,52 @@ static const opt_cmd gate_cmd = {
 
 /* ---------------- setup ---------------- */
 
-/* s with every {upstream} replaced (malloc'd). */
-static char *with_upstream(const char *s, const char *up) {
+/* s with every `key` replaced by value (malloc'd). */
+static char *replaced(const char *s, const char *key, const char *value) {
   tbuf b = {0};
+  size_t kl = strlen(key);
   for (const char *p = s; *p;) {
-    const char *q = strstr(p, "{upstream}");
+    const char *q = strstr(p, key);
     if (!q) {
       tbuf_xadds(&b, p);
       break;
     }
     tbuf_xadd(&b, p, (size_t)(q - p));
-    tbuf_xadds(&b, up);
-    p = q + 10;
+    tbuf_xadds(&b, value);
+    p = q + kl;
   }
   tbuf_xadd(&b, "", 1);
   return tbuf_take(&b, NULL);
+}
+
+static char *with_upstream(const char *s, const char *up) { return replaced(s, "{upstream}", up); }
+
+/* A free port on 127.0.0.1 for {port} (the kernel's pick, released for
+ * the middleware to take). */
+static int free_port(char *out, size_t n) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int rc = fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) ||
+           getsockname(fd, (struct sockaddr *)&a, &len);
+  if (!rc) snprintf(out, n, "%u", ntohs(a.sin_port));
+  if (fd >= 0) close(fd);
+  return rc ? -1 : 0;
+}
+
+/* {port} in --url, --middleware and --ready: one free port for them all. */
+static int take_port(gate *g) {
+  if (!strstr(g->o.url, "{port}")) return 0;
+  char port[16];
+  if (free_port(port, sizeof port)) return opt_error(&gate_cmd, "--url", "no free port for {port}");
+  g->url_owned = replaced(g->o.url, "{port}", port);
+  g->o.url = g->url_owned;
+  if (g->o.middleware) g->o.middleware = g->mw_owned = replaced(g->o.middleware, "{port}", port);
+  if (g->o.ready) g->o.ready = g->ready_owned = replaced(g->o.ready, "{port}", port);
+  return 0;
 }
 
 static int parse_client(gate *g) {
@@ -170,7 +204,7 @@ static int setup(gate *g, int argc, char **argv) {
   if (strcmp(f, "text") && strcmp(f, "markdown") && strcmp(f, "json") && strcmp(f, "junit") &&
       strcmp(f, "html"))
     return opt_error(&gate_cmd, "--format", "must be text, markdown, json, junit or html");
-  if ((rc = parse_client(g)) || (rc = parse_expect(g))) return rc;
+  if ((rc = parse_client(g)) || (rc = parse_expect(g)) || (rc = take_port(g))) return rc;
   return -1;
 }
 
@@ -237,6 +271,9 @@ static void teardown(gate *g, service *svc) {
   for (size_t i = 0; g->headers && g->headers[i]; i++) free(g->headers[i]);
   free(g->headers);
   sluice_options_free(g->pipeline);
+  free(g->url_owned);
+  free(g->mw_owned);
+  free(g->ready_owned);
   gate_free(g);
   strlist_free(&g->o.headers);
   strlist_free(&g->o.operands);

@@ -87,6 +87,7 @@ typedef struct gate {
   atomic_ulong token;
   double t0;
   int stop; /* the deadline passed */
+  char *url_owned, *mw_owned, *ready_owned; /* with {port} replaced */
 } gate;
 
 /* Loads the cases (every capture file named, folders read) and works out
