@@ -41,17 +41,20 @@ UP = urllib.parse.urlsplit(os.environ["SLUICE_UPSTREAM"])
 
 
 def events(resp):
-    """SSE events (their data) from a response, by the spec's line rules;
-    raises on a connection that breaks."""
-    buf, data = b"", []
+    """SSE events (their data) from a response, by the spec's line rules
+    (a byte-order mark at the start dropped; a CR at the very end is a line
+    end); raises on a connection that breaks."""
+    buf, data, first = b"", [], True
     while True:
         chunk = resp.read1(65536)
-        if not chunk:
-            return
         buf += chunk
+        if first and len(buf) >= 3 or not chunk:
+            if first and buf.startswith(b"\xef\xbb\xbf"):
+                buf = buf[3:]
+            first = False
         while True:
             m = re.search(rb"\r\n|\r|\n", buf)
-            if not m or (m.group() == b"\r" and m.end() == len(buf)):
+            if not m or (chunk and m.group() == b"\r" and m.end() == len(buf)):
                 break
             line, buf = buf[:m.start()], buf[m.end():]
             if not line:
@@ -61,6 +64,8 @@ def events(resp):
             elif line.startswith(b"data:"):
                 v = line[5:]
                 data.append(v[1:] if v.startswith(b" ") else v)
+        if not chunk:
+            return
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
