@@ -206,10 +206,11 @@ static size_t gen(const sluicep_think_format_def *d, char *p, size_t cap) {
   static const char *const other[] = {
       "<think>", "</think>", "<tool_call>", "[THINK]", "[/THINK]", "<|START_TEXT|>",
       "<answer>", "</answer>", "<response>", "Here is my response:", "<seed:think>", "<", "</",
-      "<|", "[", "Here", "\n", " ", "\t", "é", "日本", "a < b", "<<", "<thi", "</thi"};
+      "<|", "[", "Here", "\n", " ", "\t", "é", "日本", "a < b", "<<", "<thi", "</thi",
+      "\xff", "\xff\xff<" /* 0xFF: what an empty set's quick test looks for */};
   const char *const *lists[] = {d->open, d->close, d->end, d->answer};
   size_t n = 0;
-  if (d->open[0] && rnd(2)) { /* granite's marker counts only first */
+  if (d->open[0] && rnd(4)) { /* granite's marker counts only first */
     if (rnd(2)) p[n++] = '\n';
     memcpy(p + n, d->open[0], strlen(d->open[0]));
     n += strlen(d->open[0]);

@@ -916,6 +916,21 @@ static int add_block(think *t, const char *open, const char *close, const char *
   return 0;
 }
 
+/* An empty set (a format's answer after its block, with no answer
+ * wrappers) that still takes think_feed's token-sized path, where a chunk is
+ * content after a word test of its bytes: its one "first byte" is 0xFF,
+ * which UTF-8 text never holds, no byte passes its second-byte test, and
+ * first[] stays empty, so the rare 0xFF that reaches the full paths starts
+ * nothing either. Without it the answer, most of a stream, would take the
+ * slower path of a chunk with no quick test. */
+static void pset_never(pset *ps) {
+  ps->nfirst = 1;
+  ps->byte0 = 0xFF;
+  ps->byte0x8 = 0x0101010101010101ULL * 0xFF;
+  ps->pair_m8 = 0x0101010101010101ULL * 0xFF; /* (x | 0xFF) ^ 0 is never 0 */
+  ps->pair_v8 = 0;
+}
+
 /* Adds a NULL-terminated list to a set; returns how many. */
 static size_t pset_add_list(think *t, pset *ps, const char *const *list) {
   size_t k = 0;
@@ -943,7 +958,10 @@ static int fmt_build(think *t, const sluicep_think_format_def *d, int thinking) 
   t->fn_close = pset_add_list(t, &t->fsets[FS_IN], d->close);
   pset_add_list(t, &t->fsets[FS_IN], d->end);
   pset_add_list(t, &t->fsets[FS_DONE], d->answer);
-  for (int i = 0; i < 4; i++) pset_vector(t, &t->fsets[i]);
+  for (int i = 0; i < 4; i++) {
+    pset_vector(t, &t->fsets[i]);
+    if (t->fsets[i].count == 0) pset_never(&t->fsets[i]);
+  }
   t->fmt = d;
   t->after = d->later == SLUICEP_FL_BLOCKS ? F_OUT : F_DONE;
   int st;
