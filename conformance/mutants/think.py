@@ -557,8 +557,10 @@ def format_options(o):
             raise BadOption("generic is channel mode")
         return None
     for k in o:
-        if k not in ("format", "thinking"):
+        if k not in ("format", "thinking", "mode"):
             raise BadOption("%s does not apply to a family's format" % k)
+    if o.get("mode", "channel") != "channel":
+        raise BadOption("a family's format is read in channel mode")
     return {"format": name, "thinking": thinking}
 
 

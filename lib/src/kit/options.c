@@ -153,11 +153,11 @@ static const char *const think_keys[] = {
     "mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
     "grace_period", "expect_only_closing", "missing_close", "max_block", "format", "thinking",
     NULL};
-static const char *const think_format_keys[] = {"format", "thinking", NULL};
+static const char *const think_format_keys[] = {"format", "thinking", "mode", NULL};
 
 /* "format" and "thinking". A model family's format takes no other key (its
- * tags and start state are its own); "generic" is channel mode and takes
- * channel mode's. */
+ * tags and start state are its own) but "mode": "channel", the mode whose
+ * scanner reads it; "generic" is channel mode and takes channel mode's. */
 static int think_format_json(json_t *opts, sluice_think_opts *o, int *family, sluice_error *err) {
   const char *name = NULL;
   *family = 0;
@@ -201,8 +201,8 @@ sluice_status sluicep_think_read(json_t *opts, sluice_options *so, sluice_error 
       think_format_json(opts, &o, &family, err) ||
       sluicep_opt_enum(opts, "mode", modes, mode_values, &mode, err))
     return SLUICE_BAD_OPTION;
-  if (family) return sluice_think_new(out, &o, sink, mem, err);
   o.mode = (sluice_think_mode)mode;
+  if (family) return sluice_think_new(out, &o, sink, mem, err); /* it refuses anchored */
   const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? think_anchored_only
                                                             : think_channel_only;
   for (size_t i = 0; wrong[i]; i++)
