@@ -96,6 +96,23 @@ static void model_names(void) {
   CHECK(sluice_think_format_for_model(NULL, NULL, 0, &m) == 0 &&
         m.format == SLUICE_THINK_FORMAT_NONE);
 
+  /* what --explain prints */
+  char why[160];
+  CHECK(sluice_think_format_for_model("Qwen/Qwen3-30B-A3B-Instruct-2507", NULL, 0, &m));
+  size_t need = sluice_model_match_describe(&m, why, sizeof why);
+  CHECKF(need < sizeof why && strstr(why, "format qwen3, thinking off: rule \"qwen3*instruct-2507*\" "
+                                          "(built-in ") && strstr(why, "never think"),
+         "%s", why);
+  CHECK(sluice_think_format_for_model("deepseek-reasoner", NULL, 0, &m));
+  sluice_model_match_describe(&m, why, sizeof why);
+  CHECKF(strncmp(why, "format deepseek-r1, thinking on: rule \"deepseek-reasoner\"", 55) == 0, "%s",
+         why);
+  CHECK(sluice_think_format_for_model("openai/gpt-oss-20b", NULL, 0, &m));
+  sluice_model_match_describe(&m, why, sizeof why);
+  CHECKF(strstr(why, "gpt-oss (the harmony filter)") != NULL, "%s", why);
+  CHECK(!sluice_think_format_for_model("gpt-4o", NULL, 0, &m));
+  CHECK(sluice_model_match_describe(&m, why, 8) > 8 && strlen(why) == 7); /* truncated */
+
   /* the caller's rules come first; a pattern with '/' sees the whole name;
    * '?' is one byte; case is folded */
   static const sluice_model_rule mine[] = {

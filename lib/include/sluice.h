@@ -372,6 +372,11 @@ SLUICE_API const sluice_model_rule *sluice_think_model_rules(size_t *count);
  * matched, 0 if none did (out->format is then NONE). rules may be NULL. */
 SLUICE_API int sluice_think_format_for_model(const char *model, const sluice_model_rule *rules,
                                              size_t nrules, sluice_model_match *out);
+/* The explanation a tool prints (replay --explain): 'format qwen3, thinking
+ * off: rule "qwen3*instruct-2507*" (built-in 8: the 2507 Instruct models never
+ * think)' or 'no reasoning format: no rule matches'. Writes at most n bytes
+ * with the NUL (truncating) and returns the length it needed, as snprintf. */
+SLUICE_API size_t sluice_model_match_describe(const sluice_model_match *m, char *buf, size_t n);
 
 #define SLUICE_THINK_MAX_TAGS 64     /* tags or pairs */
 #define SLUICE_THINK_MAX_LITERAL 256 /* bytes of a pair's open or close */

@@ -13,6 +13,7 @@
  */
 #include "sluice_private.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define L(...) {__VA_ARGS__, NULL}
@@ -219,4 +220,17 @@ int sluice_think_format_for_model(const char *model, const sluice_model_rule *ru
       }
   }
   return 0;
+}
+
+size_t sluice_model_match_describe(const sluice_model_match *m, char *buf, size_t n) {
+  if (!m->rule) return (size_t)snprintf(buf, n, "no reasoning format: no rule matches");
+  int on = m->thinking >= 0 ? m->thinking : sluice_think_format_thinking_default(m->format);
+  int r = snprintf(buf, n, "format %s%s: rule \"%s\" (%s %zu%s%s)",
+                   sluice_think_format_name(m->format),
+                   m->format == SLUICE_THINK_FORMAT_GPT_OSS ? " (the harmony filter)"
+                   : on                                     ? ", thinking on"
+                                                            : ", thinking off",
+                   m->rule->pattern, m->builtin ? "built-in" : "yours", m->index,
+                   m->rule->why ? ": " : "", m->rule->why ? m->rule->why : "");
+  return r < 0 ? 0 : (size_t)r;
 }
