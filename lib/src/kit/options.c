@@ -202,7 +202,10 @@ sluice_status sluicep_think_read(json_t *opts, sluice_options *so, sluice_error 
       sluicep_opt_enum(opts, "mode", modes, mode_values, &mode, err))
     return SLUICE_BAD_OPTION;
   o.mode = (sluice_think_mode)mode;
-  if (family) return sluice_think_new(out, &o, sink, mem, err); /* it refuses anchored */
+  if (family) { /* the constructor refuses anchored, and gpt-oss */
+    *op = o;
+    return SLUICE_OK;
+  }
   const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? think_anchored_only
                                                             : think_channel_only;
   for (size_t i = 0; wrong[i]; i++)
