@@ -311,8 +311,8 @@ typedef struct sluice_pair {
  * record whose tag is the format's name. With thinking 0 the stream is all
  * answer: delimiters are text, answer wrappers still MARKUP, no records.
  * Hold-back: a trailing proper prefix of a delimiter the state can match
- * (fewer than 30 bytes; granite's prose markers are the longest), nothing
- * else. Memory: constant. */
+ * (at most 27 bytes: the longest delimiter, Kimi K2's tool-section token, is
+ * 28), nothing else. Memory: constant. */
 typedef enum sluice_think_format {
   SLUICE_THINK_FORMAT_NONE = 0,  /* no format: mode and the channel options */
   SLUICE_THINK_FORMAT_GENERIC,   /* channel mode, named ("generic") */
