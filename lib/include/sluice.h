@@ -400,7 +400,9 @@ typedef struct sluice_think_opts {
   sluice_missing_close missing_close;
   size_t max_block; /* anchored: cap on a held block in bytes; 0 = none */
   /* A model family's reasoning format (below); NONE: mode and the options
-   * above decide. A family's format takes no other option but thinking. */
+   * above decide. A family's format takes no other option but thinking:
+   * tags, pairs, start_in, anchored mode and its tags are refused, and
+   * case_insensitive is not read (a family's delimiters match exactly). */
   sluice_think_format format;
   int thinking; /* -1 (default): the family's default; 0: the template switched
                    reasoning off; 1: on. Only with a family's format. */
