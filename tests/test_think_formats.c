@@ -225,7 +225,7 @@ static size_t gen(const sluicep_think_format_def *d, char *p, size_t cap) {
       "<answer>", "</answer>", "<response>", "Here is my response:", "<seed:think>", "<", "</",
       "<|", "[", "Here", "\n", " ", "\t", "é", "日本", "a < b", "<<", "<thi", "</thi",
       "\xff", "\xff\xff<" /* 0xFF: what an empty set's quick test looks for */};
-  const char *const *lists[] = {d->open, d->close, d->end, d->answer};
+  const char *const *lists[] = {d->open, d->close, d->end, d->aopen, d->aclose};
   size_t n = 0;
   if (d->open[0] && rnd(4)) { /* granite's marker counts only first */
     if (rnd(2)) p[n++] = '\n';
@@ -236,7 +236,7 @@ static size_t gen(const sluicep_think_format_def *d, char *p, size_t cap) {
     size_t k = rnd(3) ? rnd(40) : 0;
     while (k-- && n + 64 < cap) p[n++] = (char)('a' + rnd(26));
     const char *w = other[rnd(sizeof other / sizeof other[0])];
-    const char *const *list = lists[rnd(4)];
+    const char *const *list = lists[rnd(5)];
     size_t nl = 0;
     while (list[nl]) nl++;
     if (nl && rnd(3)) w = list[rnd((uint32_t)nl)];
@@ -297,9 +297,9 @@ static void run(const sluice_think_opts *o, const char *p, size_t n, size_t chun
 }
 
 static size_t longest(const sluicep_think_format_def *d) {
-  const char *const *lists[] = {d->open, d->close, d->end, d->answer};
+  const char *const *lists[] = {d->open, d->close, d->end, d->aopen, d->aclose};
   size_t m = 0;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     for (size_t j = 0; lists[i][j]; j++)
       if (strlen(lists[i][j]) > m) m = strlen(lists[i][j]);
   return m;

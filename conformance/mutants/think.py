@@ -47,34 +47,35 @@ KEYS = {"mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "e
         "grace_period", "expect_only_closing", "missing_close", "max_block", "format", "thinking"}
 
 # The reasoning formats, restated from DESIGN.md "think formats" and the
-# suites' README: opening, closing, implicit-end and answer-wrapper strings,
-# where the stream starts ("inside" the block the template opened, "outside"
-# with blocks anywhere, "first": outside, a block only as the first thing but
-# whitespace), what follows the first block ("text", or "blocks" again), and
-# the family's default for thinking.
+# suites' README: opening, closing and implicit-end strings, the answer's
+# opening and closing wrappers, where the stream starts ("inside" the block
+# the template opened, "outside" with blocks anywhere, "first": outside, a
+# block only as the first thing but whitespace), what follows the first
+# block ("text", or "blocks" again), and the family's default for thinking.
 FORMATS = {
-    "deepseek-r1": (["<think>"], ["</think>"], [], [], "inside", "text", True),
-    "qwen3": (["<think>"], ["</think>"], ["<tool_call>"], [], "inside", "text", True),
-    "deepseek-v3.1": (["<think>"], ["</think>"], [], [], "inside", "text", False),
-    "glm-4.5": (["<think>"], ["</think>"], ["<tool_call>"], [], "outside", "text", True),
+    "deepseek-r1": (["<think>"], ["</think>"], [], [], [], "inside", "text", True),
+    "qwen3": (["<think>"], ["</think>"], ["<tool_call>"], [], [], "inside", "text", True),
+    "deepseek-v3.1": (["<think>"], ["</think>"], [], [], [], "inside", "text", False),
+    "glm-4.5": (["<think>"], ["</think>"], ["<tool_call>"], [], [], "outside", "text", True),
     "kimi-k2": (["<think>"], ["</think>"],
-                ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], [],
+                ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], [], [],
                 "inside", "text", True),
-    "minimax-m2": (["<think>"], ["</think>"], [], [], "inside", "text", True),
-    "mistral": (["[THINK]"], ["[/THINK]"], [], [], "outside", "text", True),
+    "minimax-m2": (["<think>"], ["</think>"], [], [], [], "inside", "text", True),
+    "mistral": (["[THINK]"], ["[/THINK]"], [], [], [], "outside", "text", True),
     "granite": (["Here is my thought process:", "Here's my thought process:"],
-                ["Here is my response:", "Here's my response:"], [], [], "first", "text", True),
-    "hunyuan": (["<think>"], ["</think>"], ["<tool_calls>"], ["<answer>", "</answer>"],
+                ["Here is my response:", "Here's my response:"], [], [], [], "first", "text",
+                True),
+    "hunyuan": (["<think>"], ["</think>"], ["<tool_calls>"], ["<answer>"], ["</answer>"],
                 "outside", "text", True),
-    "ernie-4.5": (["<think>"], ["</think>"], [], ["<response>", "</response>"], "inside", "text",
-                  True),
-    "olmo3": (["<think>"], ["</think>"], [], [], "inside", "blocks", True),
-    "seed-oss": (["<seed:think>"], ["</seed:think>"], [], [], "inside", "text", True),
-    "step3": ([], ["</think>"], [], [], "inside", "text", True),
+    "ernie-4.5": (["<think>"], ["</think>"], [], ["<response>"], ["</response>"], "inside",
+                  "text", True),
+    "olmo3": (["<think>"], ["</think>"], [], [], [], "inside", "blocks", True),
+    "seed-oss": (["<seed:think>"], ["</seed:think>"], [], [], [], "inside", "text", True),
+    "step3": ([], ["</think>"], [], [], [], "inside", "text", True),
     "cohere-command": (["<|START_THINKING|>"], ["<|END_THINKING|>"],
                        ["<|START_RESPONSE|>", "<|START_TEXT|>", "<|START_ACTION|>"],
-                       ["<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>",
-                        "<|END_TEXT|>"], "inside", "text", True),
+                       ["<|START_RESPONSE|>", "<|START_TEXT|>"],
+                       ["<|END_RESPONSE|>", "<|END_TEXT|>"], "inside", "text", True),
 }
 BLANK = " \t\n\r"
 CHANNEL_ONLY = ("tags", "pairs", "start_in")
@@ -401,24 +402,28 @@ class FormatCore:
     """A model family's reasoning format, on characters. Parts of the stream:
     "lead" (inside the block the template opened, nothing but whitespace yet:
     an opening tag is markup), "first" (outside, nothing but whitespace yet:
-    only here may a block open), "out" (outside, blocks open anywhere), "in",
-    "done" (the answer: only answer wrappers are read)."""
+    only here may a block open), "answer" (the answer, nothing but whitespace
+    yet: a wrapper that opens it is markup), "out" (outside, blocks or a
+    wrapped answer open anywhere), "in", "wrapped" (until the wrapper that
+    closes the answer), "done" (text)."""
 
     def __init__(self, o, bug, sink):
         self.bug, self.emit, self.event = bug, sink.emit, sink.event
         self.name = o["format"]
-        (self.opens, self.closes, self.ends, self.answers, starts, later,
+        (self.opens, self.closes, self.ends, self.aopen, self.aclose, starts, later,
          default) = FORMATS[self.name]
         if bug == "format-implicit-end-ignored":
             self.ends = []
         thinking = o.get("thinking")
         if thinking is None or bug == "format-thinking-ignored":
             thinking = default
-        self.after = "out" if later == "blocks" or bug == "format-second-block-as-first" else "done"
+        self.answer = "answer" if self.aopen else "done"
+        self.after = ("out" if later == "blocks" or bug == "format-second-block-as-first"
+                      else self.answer)
         if bug == "format-start-state-ignored":
             starts = "outside"
         if not thinking:
-            self.state = "done"
+            self.state = self.answer
         elif starts == "inside":
             self.state = "lead" if self.opens and bug != "format-open-shown" else "in"
         else:
@@ -430,11 +435,15 @@ class FormatCore:
         """(string, kind) pairs the state reads."""
         if self.state in ("lead", "first"):
             return [(x, "open") for x in self.opens]
+        if self.state == "answer":
+            return [(x, "aopen") for x in self.aopen]
         if self.state == "out":
-            return [(x, "open") for x in self.opens] + [(x, "answer") for x in self.answers]
+            return [(x, "open") for x in self.opens] + [(x, "aopen") for x in self.aopen]
         if self.state == "in":
             return [(x, "close") for x in self.closes] + [(x, "end") for x in self.ends]
-        return [(x, "answer") for x in self.answers]
+        if self.state == "wrapped":
+            return [(x, "aclose") for x in self.aclose]
+        return []
 
     def match(self, s, c, final):
         """Leftmost-longest at s[c:]: ("full", (string, kind)), ("partial", None)
@@ -481,13 +490,17 @@ class FormatCore:
             self.state = "in"
         elif kind == "close":
             self.end_block()
+        elif kind == "aopen":
+            self.state = "wrapped"
+        else:
+            self.state = "done"
         return len(pat)
 
     def process(self, s, final):
         i = run = 0
         n = len(s)
         while i < n:
-            if self.state in ("lead", "first"):
+            if self.state in ("lead", "first", "answer"):
                 k = i
                 while k < n and s[k] in BLANK:
                     k += 1
@@ -500,7 +513,7 @@ class FormatCore:
                 if m == "full":
                     i = run = k + self.tag(*best)
                 else:
-                    self.state = "in" if self.state == "lead" else "done"
+                    self.state = {"lead": "in", "first": self.answer}.get(self.state, "done")
                     i = run = k
                 continue
             pats = self.patterns()

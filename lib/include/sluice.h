@@ -300,8 +300,9 @@ typedef struct sluice_pair {
  * its delimiters, the state the stream starts in (inside a block the chat
  * template opened, or outside), whether an opening tag is optional at the
  * start, implicit ends (a tool-call tag that ends reasoning and stays in
- * TEXT), answer wrappers (MARKUP around the answer), and what a later block
- * is (text, or hidden too). Delimiters match exactly (case-sensitive): they
+ * TEXT), answer wrappers (MARKUP around the answer: the opening one as
+ * the answer's first thing but whitespace, the closing one after it), and
+ * what a later block is (text, or hidden too). Delimiters match exactly (case-sensitive): they
  * are the family's tokens. docs/DESIGN.md "think formats" and
  * conformance/suites/think/README.md give every family's rules and sources.
  *

@@ -248,11 +248,13 @@ enum {
 typedef struct sluicep_think_format_def {
   const char *name;
   const char *open[3], *close[3];
-  const char *end[4];    /* implicit ends: end reasoning, then read as answer */
-  const char *answer[5]; /* answer wrappers: MARKUP outside a block */
+  const char *end[4];   /* implicit ends: end reasoning, then read as answer */
+  const char *aopen[3]; /* answer wrappers that open the answer: MARKUP as its
+                           first thing but whitespace (or anywhere before a block) */
   unsigned char starts, later;
   unsigned char thinking; /* the family's default */
   unsigned char harmony;  /* gpt-oss: the harmony filter's, not think's */
+  const char *aclose[3]; /* answer wrappers that close it: MARKUP after an opener */
 } sluicep_think_format_def;
 
 /* NULL when f is out of range. */

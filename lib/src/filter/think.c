@@ -11,10 +11,11 @@
  *
  * format   A model family's reasoning format (think_formats.c): channel
  *          mode's scanner, with the patterns of the part of the stream it
- *          is in (fmt_enter). Two parts are decided at their first byte but
- *          whitespace, where an opening tag may stand (the optional one of
- *          a block the template opened, or granite's marker); the others
- *          route content as channel mode does, fast paths and all.
+ *          is in (fmt_enter). Three parts are decided at their first byte
+ *          but whitespace, where an opening tag may stand (the optional one
+ *          of a block the template opened, granite's marker, the wrapper
+ *          that opens the answer); the others route content as channel mode
+ *          does, fast paths and all.
  *
  * One scanner serves every mode. The only bytes held back between feed calls
  * are a trailing proper prefix of a tag that is still possible (fewer than
@@ -99,23 +100,29 @@ typedef struct think {
    * it and the rest are implicit ends. */
   const sluicep_think_format_def *fmt;
   int fstate;
-  pset fsets[4];
+  pset fsets[6];
   size_t fn_open, fn_close;
-  int after;      /* the state a block's end leads to: F_DONE or F_OUT */
+  int answer;     /* the state the answer starts in: F_ANSWER, or F_DONE for a
+                     family without answer wrappers */
+  int after;      /* the state a block's end leads to: answer, or F_OUT */
   int plain;      /* content goes to cur_ch as it is and only a whole tag
                      changes the state: the fast paths may route it (channel
-                     mode, and every format state but F_LEAD and F_FIRST) */
+                     mode, and every format state but the three first ones) */
 } think;
 
-/* Format states. F_LEAD: inside the block the template opened, nothing but
- * whitespace yet (an opening tag is markup). F_FIRST: outside, nothing but
- * whitespace yet (granite: only here may the block open). F_OUT: outside,
- * blocks open anywhere. F_IN: inside. F_DONE: after the block, the answer
- * (answer wrappers only). */
-enum { F_LEAD, F_FIRST, F_OUT, F_IN, F_DONE };
-/* fsets[]: the opening tags alone (F_LEAD, F_FIRST), then F_OUT's, F_IN's,
- * F_DONE's sets. */
-enum { FS_OPENS, FS_OUT, FS_IN, FS_DONE };
+/* Format states. The first three are decided by their first bytes but
+ * whitespace. F_LEAD: inside the block the template opened (an opening tag
+ * is markup). F_FIRST: outside (granite: only here may the block open).
+ * F_ANSWER: the answer after the block, or the whole stream with thinking
+ * off (a wrapper that opens the answer is markup). Then F_OUT: outside,
+ * blocks open anywhere (and an answer wrapper). F_IN: inside. F_WRAPPED:
+ * in the answer its wrapper opened, until the wrapper that closes it.
+ * F_DONE: the rest, text. */
+enum { F_LEAD, F_FIRST, F_ANSWER, F_OUT, F_IN, F_WRAPPED, F_DONE };
+/* fsets[]: the opening tags alone, the answer's opening wrappers alone,
+ * F_OUT's (opening tags, then opening wrappers), F_IN's (closing tags, then
+ * implicit ends), the closing wrappers, none (F_DONE). */
+enum { FS_OPENS, FS_AOPEN, FS_OUT, FS_IN, FS_ACLOSE, FS_DONE };
 
 static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
 static uint8_t upper(uint8_t c) { return (c >= 'a' && c <= 'z') ? (uint8_t)(c - 32) : c; }
@@ -439,10 +446,9 @@ static void set_inside(think *t, int i) {
 static void fmt_enter(think *t, int st) {
   static const struct {
     int set, inside, plain;
-  } part[] = {[F_LEAD] = {FS_OPENS, 0, 0},
-              [F_FIRST] = {FS_OPENS, -1, 0},
-              [F_OUT] = {FS_OUT, -1, 1},
-              [F_IN] = {FS_IN, 0, 1},
+  } part[] = {[F_LEAD] = {FS_OPENS, 0, 0},     [F_FIRST] = {FS_OPENS, -1, 0},
+              [F_ANSWER] = {FS_AOPEN, -1, 0},  [F_OUT] = {FS_OUT, -1, 1},
+              [F_IN] = {FS_IN, 0, 1},          [F_WRAPPED] = {FS_ACLOSE, -1, 1},
               [F_DONE] = {FS_DONE, -1, 1}};
   t->fstate = st;
   t->cur = &t->fsets[part[st].set];
@@ -460,7 +466,10 @@ static int fmt_tag(think *t, size_t which, const char *p, size_t len, size_t *us
   switch (t->fstate) {
   case F_FIRST:
   case F_OUT:
-    if (t->fstate == F_OUT && which >= t->fn_open) break; /* an answer wrapper */
+    if (t->fstate == F_OUT && which >= t->fn_open) { /* an answer wrapper */
+      fmt_enter(t, F_WRAPPED);
+      break;
+    }
     fmt_enter(t, F_IN);
     t->thought_start = t->base.chan_bytes[SLUICE_THOUGHT];
     break;
@@ -470,23 +479,25 @@ static int fmt_tag(think *t, size_t which, const char *p, size_t len, size_t *us
     else if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
     fmt_enter(t, t->after);
     return thought_record(t, &t->blocks[0], 1);
-  default: break; /* F_DONE: an answer wrapper */
+  case F_ANSWER: fmt_enter(t, F_WRAPPED); break;
+  default: fmt_enter(t, F_DONE); break; /* F_WRAPPED: the closing wrapper */
   }
   return sluicep_emit(&t->base, SLUICE_MARKUP, p, len);
 }
 
-/* Format mode, F_LEAD and F_FIRST: p[0..n) holds the first bytes but
- * whitespace (ASCII space, tab, LF, CR) that decide the part. An opening tag
- * there is markup and enters the block; anything else leaves for the part
- * that follows (F_IN inside, F_DONE outside), where it is read again.
- * Returns the bytes consumed, or n when the filter stopped; a partial tag
- * (not final) consumes nothing. */
+/* Format mode, F_LEAD, F_FIRST and F_ANSWER: p[0..n) holds the first bytes
+ * but whitespace (ASCII space, tab, LF, CR) that decide the part. An opening
+ * tag (or wrapper) there is markup; anything else leaves for the part that
+ * follows (F_IN inside the block, the answer after a missed block, F_DONE
+ * after a missed wrapper), where it is read again. Returns the bytes
+ * consumed, or n when the filter stopped; a partial tag (not final)
+ * consumes nothing. */
 static size_t fmt_first(think *t, const char *p, size_t n, int final) {
   size_t which = 0;
   enum match m = match_at(t, t->cur, p, n, final, &which);
   if (m == PARTIAL) return 0;
   if (m == NONE) {
-    fmt_enter(t, t->fstate == F_LEAD ? F_IN : F_DONE);
+    fmt_enter(t, t->fstate == F_LEAD ? F_IN : t->fstate == F_FIRST ? t->answer : F_DONE);
     return 0;
   }
   size_t len = t->cur->n[which], used;
@@ -787,7 +798,7 @@ static void think_destroy(sluice_filter *f) {
   pset_free(t, &t->opens);
   for (size_t i = 0; i < t->nblocks && t->closes; i++) pset_free(t, &t->closes[i]);
   sluicep_dealloc(m, t->closes);
-  for (size_t i = 0; i < 4; i++) pset_free(t, &t->fsets[i]);
+  for (size_t i = 0; i < 6; i++) pset_free(t, &t->fsets[i]);
   sluicep_buf_free(&t->hold);
   sluicep_buf_free(&t->open_seen);
   sluicep_buf_free(&t->block);
@@ -944,28 +955,30 @@ static size_t list_len(const char *const *list) {
   return k;
 }
 
-/* Format mode: the four sets of the format's patterns and the state the
+/* Format mode: the six sets of the format's patterns and the state the
  * stream starts in. The strings are the table's, never copied. */
 static int fmt_build(think *t, const sluicep_think_format_def *d, int thinking) {
   size_t no = list_len(d->open), nc = list_len(d->close), ne = list_len(d->end),
-         na = list_len(d->answer);
-  size_t sizes[4] = {no, no + na, nc + ne, na};
-  for (int i = 0; i < 4; i++)
+         nao = list_len(d->aopen), nac = list_len(d->aclose);
+  size_t sizes[6] = {no, nao, no + nao, nc + ne, nac, 0};
+  for (int i = 0; i < 6; i++)
     if (pset_init(t, &t->fsets[i], sizes[i] ? sizes[i] : 1)) return -1;
   pset_add_list(t, &t->fsets[FS_OPENS], d->open);
+  pset_add_list(t, &t->fsets[FS_AOPEN], d->aopen);
   t->fn_open = pset_add_list(t, &t->fsets[FS_OUT], d->open);
-  pset_add_list(t, &t->fsets[FS_OUT], d->answer);
+  pset_add_list(t, &t->fsets[FS_OUT], d->aopen);
   t->fn_close = pset_add_list(t, &t->fsets[FS_IN], d->close);
   pset_add_list(t, &t->fsets[FS_IN], d->end);
-  pset_add_list(t, &t->fsets[FS_DONE], d->answer);
-  for (int i = 0; i < 4; i++) {
+  pset_add_list(t, &t->fsets[FS_ACLOSE], d->aclose);
+  for (int i = 0; i < 6; i++) {
     pset_vector(t, &t->fsets[i]);
     if (t->fsets[i].count == 0) pset_never(&t->fsets[i]);
   }
   t->fmt = d;
-  t->after = d->later == SLUICEP_FL_BLOCKS ? F_OUT : F_DONE;
+  t->answer = nao ? F_ANSWER : F_DONE;
+  t->after = d->later == SLUICEP_FL_BLOCKS ? F_OUT : t->answer;
   int st;
-  if (!thinking) st = F_DONE;
+  if (!thinking) st = t->answer;
   else if (d->starts == SLUICEP_FS_INSIDE) st = no ? F_LEAD : F_IN; /* thought_start is 0 */
   else st = d->starts == SLUICEP_FS_OUTSIDE_FIRST ? F_FIRST : F_OUT;
   fmt_enter(t, st);

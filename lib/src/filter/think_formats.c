@@ -70,13 +70,16 @@ static const sluicep_think_format_def formats[SLUICE_THINK_FORMAT_COUNT] = {
      * </answer> (vLLM hunyuan_a13b); <tool_calls> ends reasoning (SGLang
      * hunyuan). The newlines the template puts around the tags are content. */
     [SLUICE_THINK_FORMAT_HUNYUAN] = {"hunyuan", L("<think>"), L("</think>"), L("<tool_calls>"),
-                                     L("<answer>", "</answer>"), SLUICEP_FS_OUTSIDE,
-                                     SLUICEP_FL_TEXT, 1, 0},
+                                     L("<answer>"), SLUICEP_FS_OUTSIDE, SLUICEP_FL_TEXT, 1, 0,
+                                     L("</answer>")},
     /* ERNIE-4.5 thinking: reasoning first, </think>, the answer optionally
-     * in <response> ... </response> (vLLM ernie45). */
+     * in <response> ... </response> (vLLM ernie45). Like every answer
+     * wrapper, <response> counts only as the answer's first thing but
+     * whitespace, and </response> only after it: anywhere else they are the
+     * answer's text. */
     [SLUICE_THINK_FORMAT_ERNIE_4_5] = {"ernie-4.5", L("<think>"), L("</think>"), NONE_,
-                                       L("<response>", "</response>"), SLUICEP_FS_INSIDE,
-                                       SLUICEP_FL_TEXT, 1, 0},
+                                       L("<response>"), SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0,
+                                       L("</response>")},
     /* OLMo 3 Think: plain-text tags, the first <think> optional (some
      * templates write it), and a later <think> starts reasoning again (vLLM
      * olmo3's buffer). */
@@ -99,8 +102,8 @@ static const sluicep_think_format_def formats[SLUICE_THINK_FORMAT_COUNT] = {
     [SLUICE_THINK_FORMAT_COHERE_COMMAND] =
         {"cohere-command", L("<|START_THINKING|>"), L("<|END_THINKING|>"),
          L("<|START_RESPONSE|>", "<|START_TEXT|>", "<|START_ACTION|>"),
-         L("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>"),
-         SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+         L("<|START_RESPONSE|>", "<|START_TEXT|>"), SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0,
+         L("<|END_RESPONSE|>", "<|END_TEXT|>")},
     /* Harmony: its own filter (harmony.c). */
     [SLUICE_THINK_FORMAT_GPT_OSS] = {"gpt-oss", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 1},
 };
