@@ -40,6 +40,7 @@ BUGS = (
     "format-second-block-as-first",
     "format-start-state-ignored",
     "format-thinking-ignored",
+    "format-wrappers-anywhere",
 )
 
 DEFAULT_TAGS = ("thought", "thinking", "think", "reasoning", "reflection")
@@ -435,6 +436,8 @@ class FormatCore:
         """(string, kind) pairs the state reads."""
         if self.state in ("lead", "first"):
             return [(x, "open") for x in self.opens]
+        if self.bug == "format-wrappers-anywhere" and self.state in ("answer", "wrapped", "done"):
+            return [(x, "wrapper") for x in self.aopen + self.aclose]
         if self.state == "answer":
             return [(x, "aopen") for x in self.aopen]
         if self.state == "out":
@@ -490,6 +493,8 @@ class FormatCore:
             self.state = "in"
         elif kind == "close":
             self.end_block()
+        elif kind == "wrapper":
+            self.state = "done"  # format-wrappers-anywhere: markup wherever, state kept
         elif kind == "aopen":
             self.state = "wrapped"
         else:
@@ -500,7 +505,8 @@ class FormatCore:
         i = run = 0
         n = len(s)
         while i < n:
-            if self.state in ("lead", "first", "answer"):
+            if self.state in ("lead", "first") or (
+                    self.state == "answer" and self.bug != "format-wrappers-anywhere"):
                 k = i
                 while k < n and s[k] in BLANK:
                     k += 1
