@@ -20,52 +20,52 @@
 #define NONE_ {NULL}
 
 static const sluicep_think_format_def formats[SLUICE_THINK_FORMAT_COUNT] = {
-    [SLUICE_THINK_FORMAT_NONE] = {"none", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 0},
-    [SLUICE_THINK_FORMAT_GENERIC] = {"generic", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 0},
+    [SLUICE_THINK_FORMAT_NONE] = {"none", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 0, NONE_},
+    [SLUICE_THINK_FORMAT_GENERIC] = {"generic", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 0, NONE_},
     /* The template opens <think> (R1-0528 and later), older checkpoints
      * write it: an opening tag first in the block is markup. No </think>
      * means the whole stream was reasoning. After </think> the stream is
      * answer, tags and all (vLLM and SGLang take only the first block). */
     [SLUICE_THINK_FORMAT_DEEPSEEK_R1] = {"deepseek-r1", L("<think>"), L("</think>"), NONE_, NONE_,
-                                         SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                         SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* As R1, and <tool_call> ends reasoning without </think> (Qwen3.5 and
      * later; vLLM and SGLang both) and stays in TEXT for the tool parser.
      * enable_thinking=false: the template wrote an empty block, the output
      * is answer. vLLM also wants "<function" after <tool_call>; sluice ends
      * at the tag, as SGLang does (a bounded hold-back). */
     [SLUICE_THINK_FORMAT_QWEN3] = {"qwen3", L("<think>"), L("</think>"), L("<tool_call>"), NONE_,
-                                   SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                   SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* R1's shape when the template's thinking flag is on, plain answer when
      * off; the template's default is off (vLLM deepseek_v3, SGLang
      * deepseek-v3: explicit thinking=True). */
     [SLUICE_THINK_FORMAT_DEEPSEEK_V3_1] = {"deepseek-v3.1", L("<think>"), L("</think>"), NONE_,
-                                           NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 0, 0},
+                                           NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 0, 0, NONE_},
     /* The model writes <think> itself (the template writes <think></think>
      * when thinking is off); text before it is answer; <tool_call> ends
      * reasoning (SGLang glm45). */
     [SLUICE_THINK_FORMAT_GLM_4_5] = {"glm-4.5", L("<think>"), L("</think>"), L("<tool_call>"),
-                                     NONE_, SLUICEP_FS_OUTSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                     NONE_, SLUICEP_FS_OUTSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* <think> optional (vLLM kimi_k2: "thinking may begin without"), the
      * tool-call section begin ends reasoning, in both spellings vLLM's tool
      * parser accepts. thinking=false pre-fills an empty block. */
     [SLUICE_THINK_FORMAT_KIMI_K2] = {"kimi-k2", L("<think>"), L("</think>"),
                                      L("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"),
-                                     NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                     NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* The template ends the prompt with <think> (vLLM's append-think parser
      * puts it back; SGLang forces reasoning): R1's shape. */
     [SLUICE_THINK_FORMAT_MINIMAX_M2] = {"minimax-m2", L("<think>"), L("</think>"), NONE_, NONE_,
-                                        SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                        SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* Magistral 2509 and later: [THINK] and [/THINK] control tokens, written
      * by the model; text before [THINK] is answer (vLLM mistral). */
     [SLUICE_THINK_FORMAT_MISTRAL] = {"mistral", L("[THINK]"), L("[/THINK]"), NONE_, NONE_,
-                                     SLUICEP_FS_OUTSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                     SLUICEP_FS_OUTSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* Granite 3.2: prose markers, "Here is" or "Here's" (vLLM granite). The
      * thought marker counts only at the start of the output (vLLM's
      * streaming path; sluice lets whitespace come first). */
     [SLUICE_THINK_FORMAT_GRANITE] = {"granite",
                                      L("Here is my thought process:", "Here's my thought process:"),
                                      L("Here is my response:", "Here's my response:"), NONE_, NONE_,
-                                     SLUICEP_FS_OUTSIDE_FIRST, SLUICEP_FL_TEXT, 1, 0},
+                                     SLUICEP_FS_OUTSIDE_FIRST, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* Hunyuan-A13B: <think>...</think> then the answer in <answer> ...
      * </answer> (vLLM hunyuan_a13b); <tool_calls> ends reasoning (SGLang
      * hunyuan). The newlines the template puts around the tags are content. */
@@ -84,16 +84,16 @@ static const sluicep_think_format_def formats[SLUICE_THINK_FORMAT_COUNT] = {
      * templates write it), and a later <think> starts reasoning again (vLLM
      * olmo3's buffer). */
     [SLUICE_THINK_FORMAT_OLMO3] = {"olmo3", L("<think>"), L("</think>"), NONE_, NONE_,
-                                   SLUICEP_FS_INSIDE, SLUICEP_FL_BLOCKS, 1, 0},
+                                   SLUICEP_FS_INSIDE, SLUICEP_FL_BLOCKS, 1, 0, NONE_},
     /* Seed-OSS: <seed:think> ... </seed:think>, the opening tag optional
      * (vLLM seed_oss: "similar to DeepSeek R1"). */
     [SLUICE_THINK_FORMAT_SEED_OSS] = {"seed-oss", L("<seed:think>"), L("</seed:think>"), NONE_,
-                                      NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0},
+                                      NONE_, SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* Step3: only </think>; everything before it is reasoning, a <think> in
      * it included (vLLM step3; SGLang maps step3 to R1 and would drop a
      * leading <think>). */
     [SLUICE_THINK_FORMAT_STEP3] = {"step3", NONE_, L("</think>"), NONE_, NONE_, SLUICEP_FS_INSIDE,
-                                   SLUICEP_FL_TEXT, 1, 0},
+                                   SLUICEP_FL_TEXT, 1, 0, NONE_},
     /* Command A Reasoning: the template opens <|START_THINKING|> (some
      * checkpoints echo it); the answer block or an action block ends
      * reasoning even without <|END_THINKING|> (SGLang cohere_command4); the
@@ -105,7 +105,7 @@ static const sluicep_think_format_def formats[SLUICE_THINK_FORMAT_COUNT] = {
          L("<|START_RESPONSE|>", "<|START_TEXT|>"), SLUICEP_FS_INSIDE, SLUICEP_FL_TEXT, 1, 0,
          L("<|END_RESPONSE|>", "<|END_TEXT|>")},
     /* Harmony: its own filter (harmony.c). */
-    [SLUICE_THINK_FORMAT_GPT_OSS] = {"gpt-oss", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 1},
+    [SLUICE_THINK_FORMAT_GPT_OSS] = {"gpt-oss", NONE_, NONE_, NONE_, NONE_, 0, 0, 1, 1, NONE_},
 };
 
 const sluicep_think_format_def *sluicep_think_format_def_of(sluice_think_format f) {
