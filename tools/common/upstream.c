@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -32,7 +33,9 @@ struct up_entry {
   capture cap;
   up_behave how;
   char *token;
-  int refs; /* streams using it, and the list while it is in it */
+  int refs;     /* streams using it, and the list while it is in it */
+  int requests; /* requests that chose it (under the upstream's lock) */
+  sluice_endpoint asked;
 };
 
 struct upstream {
@@ -46,6 +49,7 @@ struct upstream {
   struct MHD_Daemon *d;
   struct sockaddr_in addr;
   char url[96];
+  int quiet;
 };
 
 void up_behave_default(up_behave *b) {
@@ -114,6 +118,13 @@ void upstream_remove(upstream *u, up_entry *e) {
 }
 
 const capture *up_entry_capture(const up_entry *e) { return &e->cap; }
+
+void up_entry_stats(upstream *u, up_entry *e, int *requests, sluice_endpoint *asked) {
+  pthread_mutex_lock(&u->mu);
+  *requests = e->requests;
+  *asked = e->asked;
+  pthread_mutex_unlock(&u->mu);
+}
 
 /* ---------------- one streamed response ---------------- */
 
@@ -357,7 +368,11 @@ static up_entry *choose(upstream *u, struct MHD_Connection *c, sluice_endpoint f
     }
     if (!pick) snprintf(why, wl, "no capture for the %s endpoint", sluice_endpoint_name(fam));
   }
-  if (pick) pick->refs++;
+  if (pick) {
+    pick->refs++;
+    pick->requests++;
+    pick->asked = fam;
+  }
   pthread_mutex_unlock(&u->mu);
   return pick;
 }
@@ -461,7 +476,11 @@ static enum MHD_Result answer_request(upstream *u, struct MHD_Connection *c, con
   up_entry *e = choose(u, c, fam, &a, why, sizeof why);
   if (!e) return reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
   enum MHD_Result rc;
-  if (e->how.status)
+  if (e->cap.family != SLUICE_ENDPOINT_UNKNOWN && e->cap.family != fam) {
+    snprintf(why, sizeof why, "capture %s answers %s, not %s", e->cap.name,
+             sluice_endpoint_name(e->cap.family), sluice_endpoint_name(fam));
+    rc = reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
+  } else if (e->how.status)
     rc = reply_error(c, fam, (unsigned)e->how.status, "sluice serve: an injected error status");
   else if (!a.stream)
     rc = reply_error(c, fam, MHD_HTTP_BAD_REQUEST,
@@ -508,8 +527,14 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---------------- the server ---------------- */
 
-upstream *upstream_new(size_t log_size) {
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+  const upstream *u = cls;
+  if (!u->quiet) vfprintf(stderr, fmt, ap);
+}
+
+upstream *upstream_new(size_t log_size, int quiet) {
   upstream *u = xcalloc(1, sizeof *u);
+  u->quiet = quiet;
   pthread_mutex_init(&u->mu, NULL);
   http_log_init(&u->log, log_size ? log_size : 256);
   return u;
@@ -521,7 +546,8 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
       NULL, NULL, handler, u, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
       completed, u, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u,
+      MHD_OPTION_END);
   if (!u->d) {
     tbuf_xprintf(err, "cannot listen: %s", strerror(errno));
     return -1;

@@ -43,13 +43,19 @@ int up_rechunk_parse(up_behave *b, const char *v, char *why, size_t wl);
 typedef struct upstream upstream;
 typedef struct up_entry up_entry;
 
-upstream *upstream_new(size_t log_size);
+/* quiet: libmicrohttpd's own messages (a connection reset on purpose, ...)
+ * are not printed. */
+upstream *upstream_new(size_t log_size, int quiet);
 /* Serves c (taken: the caller's struct is cleared) as how says (NULL: the
  * defaults), chosen by token when not NULL. */
 up_entry *upstream_add(upstream *u, capture *c, const up_behave *how, const char *token);
 /* Stops choosing e; it is freed once no stream uses it. */
 void upstream_remove(upstream *u, up_entry *e);
 const capture *up_entry_capture(const up_entry *e);
+/* How many requests chose e, and the endpoint the last one asked for. A
+ * request that names e's token at another endpoint than its capture's is
+ * answered 404 (and counted): the middleware asks elsewhere. */
+void up_entry_stats(upstream *u, up_entry *e, int *requests, sluice_endpoint *asked);
 /* Listens on addr (port 0: a free one) in threads of its own. 0, or -1
  * with the reason in err. */
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err);
