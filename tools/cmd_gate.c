@@ -101,7 +101,7 @@ static const opt_cmd gate_cmd = {
         "variant, ± differs in some, ✗ no usable answer, – cannot be run.\n",
     .outro = "Exit status: 0, 1 for a difference not in --known, 2 when the middleware does\n"
              "not start or answer.\n",
-    .tables = {gate_options},
+    .tables = {gate_options, select_options},
     .operands = "CAPTURE-OR-DIR",
     .min_operands = 0, /* captures, or --suite */
 };
@@ -202,10 +202,12 @@ static int setup(gate *g, int argc, char **argv) {
   g->o.resplit = "all";
   g->o.rechunk = "bytes,random";
   g->o.faults = "none";
-  void *bases[] = {&g->o};
+  void *bases[] = {&g->o, &g->o.sel};
   int rc = opt_parse(&gate_cmd, bases, argc, argv, &g->o.operands);
   if (rc >= 0) return rc;
   if (!g->o.url) return opt_error(&gate_cmd, "--url", "is required");
+  if ((g->o.sel.features.n || g->o.sel.exclude.n) && !g->o.suites)
+    return opt_error(&gate_cmd, "--features", "selects among the suites' cases: it needs --suite");
   const char *f = g->o.format ? g->o.format : "text";
   if (strcmp(f, "text") && strcmp(f, "markdown") && strcmp(f, "json") && strcmp(f, "junit") &&
       strcmp(f, "html"))
@@ -283,6 +285,7 @@ static void teardown(gate *g, service *svc) {
   gate_free(g);
   strlist_free(&g->o.headers);
   strlist_free(&g->o.operands);
+  case_filter_free(&g->o.sel);
 }
 
 int cmd_gate(int argc, char **argv) {
@@ -291,6 +294,7 @@ int cmd_gate(int argc, char **argv) {
   if (rc >= 0) {
     strlist_free(&g.o.headers);
     strlist_free(&g.o.operands);
+    case_filter_free(&g.o.sel);
     return rc;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);

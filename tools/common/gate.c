@@ -301,6 +301,31 @@ static int load_dir(gate *g, const char *dir) {
   return rc;
 }
 
+static void gcase_free(gcase *gc) {
+  for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
+  free(gc->v);
+  free(gc->id);
+  capture_free(&gc->cap);
+  if (gc->resplittable) rs_free(&gc->content);
+  outcome_free(&gc->expected);
+}
+
+/* --shard K/N: the cases whose name falls in shard K (in order). */
+static void keep_shard(gate *g) {
+  const case_filter *f = &g->o.sel;
+  if (!f->shard_n) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < g->ncases; i++) {
+    if (name_shard(g->cases[i].id, f->shard_n) != f->shard_k - 1) {
+      gcase_free(&g->cases[i]);
+      continue;
+    }
+    if (kept != i) g->cases[kept] = g->cases[i];
+    kept++;
+  }
+  g->ncases = kept;
+}
+
 int gate_load(gate *g) {
   for (size_t i = 0; i < g->o.operands.n; i++) {
     struct stat st;
@@ -312,8 +337,10 @@ int gate_load(gate *g) {
     if ((S_ISDIR(st.st_mode) ? load_dir(g, p) : load_one(g, p))) return -1;
   }
   if (g->o.suites && gate_suite_cases(g, g->o.suites)) return -1;
+  keep_shard(g);
   if (!g->ncases) {
-    fprintf(stderr, "sluice gate: no case to run (name captures or --suite)\n");
+    fprintf(stderr, "sluice gate: no case to run (name captures or --suite%s)\n",
+            g->o.sel.shard_n ? "; none falls in this shard" : "");
     return -1;
   }
   return 0;
@@ -535,15 +562,7 @@ void gate_run(gate *g) {
 }
 
 void gate_free(gate *g) {
-  for (size_t i = 0; i < g->ncases; i++) {
-    gcase *gc = &g->cases[i];
-    for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
-    free(gc->v);
-    free(gc->id);
-    capture_free(&gc->cap);
-    if (gc->resplittable) rs_free(&gc->content);
-    outcome_free(&gc->expected);
-  }
+  for (size_t i = 0; i < g->ncases; i++) gcase_free(&g->cases[i]);
   free(g->cases);
   g->cases = NULL;
   g->ncases = 0;

@@ -19,6 +19,7 @@
 #include "norm.h"
 #include "opt.h"
 #include "resplit.h"
+#include "select.h"
 #include "sluice_kit.h"
 #include "upstream.h"
 
@@ -73,6 +74,7 @@ typedef struct gate_opts {
   int jobs;
   double deadline, timeout, start_timeout;
   uint64_t max_single;      /* single cuts per case at most */
+  case_filter sel;          /* --features (the suites' cases), --shard (every case) */
   int quiet;
 } gate_opts;
 

@@ -60,13 +60,20 @@ const opt select_options[] = {
              "shards together are the whole run, each case in one)"},
     {0}};
 
+/* FNV-1a over the bytes of s, from h. */
+static uint64_t fnv_str(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
 unsigned case_shard(const tcase *c, unsigned n) {
-  /* FNV-1a of SUITE/ID: fixed by the case, whatever else is selected */
-  uint64_t h = 14695981039346656037ull;
-  for (const char *s = c->suite; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  h = (h ^ '/') * 1099511628211ull;
-  for (const char *s = c->id; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return (unsigned)(h % n);
+  /* a hash of SUITE/ID: fixed by the case, whatever else is selected */
+  uint64_t h = fnv_str(fnv_str(14695981039346656037ull, c->suite), "/");
+  return (unsigned)(fnv_str(h, c->id) % n);
+}
+
+unsigned name_shard(const char *name, unsigned n) {
+  return (unsigned)(fnv_str(14695981039346656037ull, name) % n);
 }
 
 static int any_feature(const tcase *c, const strlist *l) {

@@ -24,6 +24,9 @@ extern const opt select_options[];
  * in its shard whatever else is selected, and the shards of one N are
  * disjoint and together the whole run. */
 unsigned case_shard(const tcase *c, unsigned n);
+/* The same for a case named NAME alone (gate's captures; "SUITE/ID" falls
+ * in the shard case_shard gives that case). */
+unsigned name_shard(const char *name, unsigned n);
 
 /* Drops the cases the filter does not take (in order). A feature name that
  * neither suites.json nor the runner knows is a usage error: -1 after

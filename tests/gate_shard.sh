@@ -1,0 +1,48 @@
+#!/bin/sh
+# gate_shard.sh SLUICE MW CAPTURES: `sluice gate --shard 1/2` and `--shard
+# 2/2` check disjoint sets of cases (the captures and the think suite's
+# texts, as recorded only, so it takes seconds) whose union is exactly the
+# cases of the whole run; --features takes fewer of the suite's cases.
+# Skipped (77) without python3.
+set -u
+sluice=$1
+mw=$2
+caps=$3
+command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+gate() {
+  "$sluice" gate --url "http://127.0.0.1:{port}" \
+    --middleware "python3 $mw pass --port {port} --deadline 120" \
+    --suite think --resplit none --rechunk none --format json "$@" "$caps"
+}
+ids() { # the case of every record, each once, sorted
+  sed -n 's/.*"case":"\([^"]*\)".*/\1/p' | sort -u
+}
+gate >"$dir/all.json" 2>"$dir/all.err"
+rc=$?
+[ "$rc" = 0 ] || { echo "the whole run: exit status $rc"; cat "$dir/all.err"; exit 1; }
+ids <"$dir/all.json" >"$dir/all"
+[ "$(wc -l <"$dir/all")" -gt 20 ] || { echo "the whole run has too few cases"; exit 1; }
+: >"$dir/union"
+for k in 1 2; do
+  gate --shard "$k/2" 2>/dev/null | ids >"$dir/s$k"
+  [ -s "$dir/s$k" ] || { echo "shard $k/2 is empty"; exit 1; }
+  cat "$dir/s$k" >>"$dir/union"
+done
+sort "$dir/union" >"$dir/union.sorted"
+if ! cmp -s "$dir/all" "$dir/union.sorted"; then
+  echo "the 2 shards together are not the whole run:"
+  diff "$dir/all" "$dir/union.sorted" | head -20
+  exit 1
+fi
+dups=$(uniq -d "$dir/union.sorted" | wc -l)
+[ "$dups" = 0 ] || { echo "$dups cases in both shards"; exit 1; }
+echo "2 shards: $(wc -l <"$dir/s1") + $(wc -l <"$dir/s2") = $(wc -l <"$dir/all") cases, each in one"
+# --features utf8: only the suite's cases with bytes of 0x80 or more.
+gate --features utf8 2>"$dir/f.err" | ids >"$dir/f"
+all_think=$(grep -c '^think/' "$dir/all")
+f_think=$(grep -c '^think/' "$dir/f")
+[ "$f_think" -ge 1 ] && [ "$f_think" -lt "$all_think" ] ||
+  { echo "--features utf8 took $f_think of $all_think think cases"; cat "$dir/f.err"; exit 1; }
+echo "--features utf8: $f_think of $all_think think cases"
