@@ -970,8 +970,8 @@ static void lat_story(session *s, const chunking *k, size_t i, const char *what,
   char where[64], es[48], as[48];
   const char *unit = events ? "event" : "byte";
   feed_name(where, sizeof where, (int64_t)i, k);
-  tbuf_xprintf(lat, "%s at %s (%zu bytes fed): at this feed the implementation released ",
-               a < b ? "late" : "early", where, s->fed);
+  tbuf_xprintf(lat, "%s at %s (%zu byte%s fed): at this feed the implementation released ",
+               a < b ? "late" : "early", where, s->fed, plural(s->fed));
   released_now(lat, &s->im);
   tbuf_xadds(lat, ", the reference ");
   released_now(lat, &s->ref);
