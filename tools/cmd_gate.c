@@ -71,6 +71,8 @@ static const opt gate_options[] = {
      .help = "upstream faults the client must see as failures: cut, reset, stall, error, "
              "status:CODE, all or none (default none)"},
     {.kind = OPT_SECTION, .help = "Running and reporting"},
+    {"quiet", 'q', NULL, OPT_FLAG, OPT_AT(gate_opts, quiet, int),
+     .help = "no progress line on a terminal and no count of the suites' cases on stderr"},
     {"jobs", 'j', "N", OPT_INT, OPT_AT(gate_opts, jobs, int), .min = 1, .max = 64,
      .help = "requests at once (default 2)"},
     {"timeout", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, timeout, double),

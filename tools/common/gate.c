@@ -458,7 +458,14 @@ static void *worker(void *arg) {
   gate *g = arg;
   gcase *gc;
   gvariant *v;
-  while (next_job(g, &gc, &v)) run_variant(g, gc, v);
+  while (next_job(g, &gc, &v)) {
+    run_variant(g, gc, v);
+    pthread_mutex_lock(&jobs_mu);
+    g->done++;
+    if (v->st != GS_AGREES && v->st != GS_UNSUPPORTED) g->failed++;
+    progress_update(&g->pg, g->done, g->failed);
+    pthread_mutex_unlock(&jobs_mu);
+  }
   return NULL;
 }
 
@@ -548,12 +555,14 @@ void gate_run(gate *g) {
   g->njobs = 0;
   for (size_t i = 0; i < g->ncases; i++) g->njobs += g->cases[i].nv;
   g->t0 = now_seconds();
+  progress_init(&g->pg, "gate", "variants", g->njobs, g->o.quiet);
   int n = g->o.jobs > 0 ? g->o.jobs : 1;
   pthread_t *th = xcalloc((size_t)n, sizeof *th);
   for (int i = 0; i < n; i++)
     if (pthread_create(&th[i], NULL, worker, g)) die("cannot start a worker thread");
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
   free(th);
+  progress_clear(&g->pg);
   for (size_t i = 0; i < g->ncases; i++) {
     for (size_t k = 0; k < g->cases[i].nv; k++)
       if (g->cases[i].v[k].st == GS_PENDING) g->cases[i].v[k].st = GS_NOT_RUN;

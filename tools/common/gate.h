@@ -18,6 +18,7 @@
 #include "client.h"
 #include "norm.h"
 #include "opt.h"
+#include "progress.h"
 #include "resplit.h"
 #include "select.h"
 #include "sluice_kit.h"
@@ -89,6 +90,8 @@ typedef struct gate {
   size_t ncases;
   /* the run */
   size_t next_job, njobs;
+  size_t done, failed; /* variants run, of which not agreeing (for the progress line) */
+  progress pg;
   atomic_ulong token;
   double t0;
   int stop; /* the deadline passed */
