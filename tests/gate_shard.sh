@@ -2,7 +2,8 @@
 # gate_shard.sh SLUICE MW CAPTURES: `sluice gate --shard 1/2` and `--shard
 # 2/2` check disjoint sets of cases (the captures and the think suite's
 # texts, as recorded only, so it takes seconds) whose union is exactly the
-# cases of the whole run; --features takes fewer of the suite's cases.
+# cases of the whole run; --features takes fewer of the suite's cases; the
+# JSON run record names the suites read with conform's version and digest.
 # Skipped (77) without python3.
 set -u
 sluice=$1
@@ -23,6 +24,13 @@ gate >"$dir/all.json" 2>"$dir/all.err"
 rc=$?
 [ "$rc" = 0 ] || { echo "the whole run: exit status $rc"; cat "$dir/all.err"; exit 1; }
 ids <"$dir/all.json" >"$dir/all"
+# The run record names the suites as conform names the same ones.
+want=$("$sluice" conform --suite think --modes whole -q --format json 2>/dev/null |
+  sed -n 's/.*"record":"run".*\("suites_version":"[^"]*","suites_digest":"[0-9a-f]*"\).*/\1/p')
+[ -n "$want" ] || { echo "conform's run record names no suites"; exit 1; }
+grep -q "\"record\":\"run\",\"command\":\"gate\",.*$want" "$dir/all.json" ||
+  { echo "the gate's run record does not name the suites as $want:"; head -1 "$dir/all.json"; exit 1; }
+echo "the run record: $want"
 [ "$(wc -l <"$dir/all")" -gt 20 ] || { echo "the whole run has too few cases"; exit 1; }
 : >"$dir/union"
 for k in 1 2; do

@@ -80,7 +80,8 @@ static const opt gate_options[] = {
     {"deadline", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, deadline, double),
      .help = "for the whole run; what is not run by then fails it"},
     {"format", 0, "FMT", OPT_STRING, OPT_AT(gate_opts, format, const char *),
-     .help = "text (default), markdown, json (a record per variant), junit or html"},
+     .help = "text (default), markdown, json (a run record, then one per variant), junit or "
+             "html; with --suite, each names the suites' version and digest"},
     {"output", 'o', "FILE", OPT_STRING, OPT_AT(gate_opts, output, const char *),
      .help = "the report there (default: standard output)"},
     {"known", 0, "FILE", OPT_STRING, OPT_AT(gate_opts, known, const char *),

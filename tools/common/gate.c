@@ -575,4 +575,6 @@ void gate_free(gate *g) {
   free(g->cases);
   g->cases = NULL;
   g->ncases = 0;
+  free(g->suites.version);
+  g->suites.version = NULL;
 }

@@ -88,6 +88,7 @@ typedef struct gate {
   char **headers;           /* the substituted headers, NULL-terminated */
   gcase *cases;
   size_t ncases;
+  caselist suites; /* --suite: the suites' version, digest and files read (no cases) */
   /* the run */
   size_t next_job, njobs;
   size_t done, failed; /* variants run, of which not agreeing (for the progress line) */
