@@ -79,6 +79,9 @@ static const opt gate_options[] = {
      .help = "for one request (default 30)"},
     {"deadline", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, deadline, double),
      .help = "for the whole run; what is not run by then fails it"},
+    {"max-failures", 0, "N", OPT_U64, OPT_AT(gate_opts, max_failures, uint64_t), .min = 1,
+     .help = "begin no case after N cases have a difference not in --known (the cases begun "
+             "are finished; the others are left out of the report and counted)"},
     {"format", 0, "FMT", OPT_STRING, OPT_AT(gate_opts, format, const char *),
      .help = "text (default), markdown, json (a run record, then one per variant), junit or "
              "html; with --suite, each names the suites' version and digest"},
@@ -260,19 +263,14 @@ static int start_middleware(gate *g, service *svc) {
 /* ---------------- the command ---------------- */
 
 static int report(gate *g) {
-  gknown *known = NULL;
-  size_t nknown = 0;
-  if (g->o.known && gate_known_load(g->o.known, &known, &nknown)) return 2;
   FILE *out = g->o.output ? fopen(g->o.output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "sluice gate: --output: %s: cannot write\n", g->o.output);
-    gate_known_free(known, nknown);
     return 2;
   }
-  int rc = gate_report(g, known, nknown, out);
+  int rc = gate_report(g, g->known, g->nknown, out);
   if ((g->o.output ? fclose(out) : fflush(out)) != 0) rc = 2;
   if (rc == 2) fprintf(stderr, "sluice gate: cannot write the report\n");
-  gate_known_free(known, nknown);
   return rc;
 }
 
@@ -286,6 +284,7 @@ static void teardown(gate *g, service *svc) {
   free(g->mw_owned);
   free(g->ready_owned);
   gate_free(g);
+  gate_known_free(g->known, g->nknown);
   strlist_free(&g->o.headers);
   strlist_free(&g->o.operands);
   case_filter_free(&g->o.sel);
@@ -304,7 +303,9 @@ int cmd_gate(int argc, char **argv) {
   http_catch_signals();
   service svc;
   memset(&svc, 0, sizeof svc);
-  rc = gate_load(&g) ? 2 : start_upstream(&g);
+  rc = (g.o.known && gate_known_load(g.o.known, &g.known, &g.nknown)) || gate_load(&g)
+           ? 2
+           : start_upstream(&g);
   if (!rc) rc = start_middleware(&g, &svc);
   if (!rc) {
     gate_run(&g);

@@ -310,13 +310,12 @@ static void gcase_free(gcase *gc) {
   outcome_free(&gc->expected);
 }
 
-/* --shard K/N: the cases whose name falls in shard K (in order). */
-static void keep_shard(gate *g) {
-  const case_filter *f = &g->o.sel;
-  if (!f->shard_n) return;
-  size_t kept = 0;
-  for (size_t i = 0; i < g->ncases; i++) {
-    if (name_shard(g->cases[i].id, f->shard_n) != f->shard_k - 1) {
+/* Keeps the cases keep takes, in order, and frees the others; how many it
+ * dropped. */
+static size_t keep_cases(gate *g, int (*keep)(const gate *, const gcase *)) {
+  size_t kept = 0, n = g->ncases;
+  for (size_t i = 0; i < n; i++) {
+    if (!keep(g, &g->cases[i])) {
       gcase_free(&g->cases[i]);
       continue;
     }
@@ -324,6 +323,12 @@ static void keep_shard(gate *g) {
     kept++;
   }
   g->ncases = kept;
+  return n - kept;
+}
+
+/* --shard K/N: the cases whose name falls in shard K. */
+static int in_shard(const gate *g, const gcase *gc) {
+  return name_shard(gc->id, g->o.sel.shard_n) == g->o.sel.shard_k - 1;
 }
 
 int gate_load(gate *g) {
@@ -337,7 +342,7 @@ int gate_load(gate *g) {
     if ((S_ISDIR(st.st_mode) ? load_dir(g, p) : load_one(g, p))) return -1;
   }
   if (g->o.suites && gate_suite_cases(g, g->o.suites)) return -1;
-  keep_shard(g);
+  if (g->o.sel.shard_n) keep_cases(g, in_shard);
   if (!g->ncases) {
     fprintf(stderr, "sluice gate: no case to run (name captures or --suite%s)\n",
             g->o.sel.shard_n ? "; none falls in this shard" : "");
@@ -444,8 +449,9 @@ static int next_job(gate *g, gcase **gc, gvariant **v) {
     while (k >= g->cases[ci].nv) k -= g->cases[ci++].nv;
     *gc = &g->cases[ci];
     *v = &g->cases[ci].v[k];
-    found = (*v)->st == GS_PENDING;
+    found = (*v)->st == GS_PENDING && (!g->max_stop || (*gc)->started);
   }
+  if (found) (*gc)->started = 1;
   if (found && g->o.deadline > 0 && now_seconds() - g->t0 > g->o.deadline) {
     g->stop = 1;
     found = 0;
@@ -462,7 +468,14 @@ static void *worker(void *arg) {
     run_variant(g, gc, v);
     pthread_mutex_lock(&jobs_mu);
     g->done++;
-    if (v->st != GS_AGREES && v->st != GS_UNSUPPORTED) g->failed++;
+    if (v->st != GS_AGREES && v->st != GS_UNSUPPORTED) {
+      g->failed++;
+      if (!gc->counted && !gate_known_find(g->known, g->nknown, gc->id, v->fam)) {
+        gc->counted = 1;
+        g->failed_cases++;
+        if (g->o.max_failures && g->failed_cases >= g->o.max_failures) g->max_stop = 1;
+      }
+    }
     progress_update(&g->pg, g->done, g->failed);
     pthread_mutex_unlock(&jobs_mu);
   }
@@ -551,6 +564,11 @@ static void minimize(gate *g, gcase *gc) {
   free(at);
 }
 
+static int begun(const gate *g, const gcase *gc) {
+  (void)g;
+  return gc->started;
+}
+
 void gate_run(gate *g) {
   g->njobs = 0;
   for (size_t i = 0; i < g->ncases; i++) g->njobs += g->cases[i].nv;
@@ -563,6 +581,7 @@ void gate_run(gate *g) {
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
   free(th);
   progress_clear(&g->pg);
+  if (g->max_stop) g->cases_not_run = keep_cases(g, begun); /* --max-failures */
   for (size_t i = 0; i < g->ncases; i++) {
     for (size_t k = 0; k < g->cases[i].nv; k++)
       if (g->cases[i].v[k].st == GS_PENDING) g->cases[i].v[k].st = GS_NOT_RUN;

@@ -22,7 +22,7 @@ typedef struct cell {
   size_t total, bad;
 } cell;
 
-static gknown *find_known(gknown *k, size_t n, const char *id, gfamily f) {
+gknown *gate_known_find(gknown *k, size_t n, const char *id, gfamily f) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(k[i].id, id) == 0 &&
         (strcmp(k[i].family, "*") == 0 || strcmp(k[i].family, gate_family_names[f]) == 0))
@@ -56,7 +56,7 @@ static cell cell_of(const gcase *gc, gfamily f, gknown *k, size_t nk) {
   else if (agree) c.mark = "=";
   else c.mark = "–";
   c.failing = differ || broken || notrun;
-  gknown *kn = c.failing ? find_known(k, nk, gc->id, f) : NULL;
+  gknown *kn = c.failing ? gate_known_find(k, nk, gc->id, f) : NULL;
   if (kn) {
     c.known = 1;
     kn->seen = 1;
@@ -335,6 +335,11 @@ int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
                  fails == 1 ? "" : "s");
     if (stale) tbuf_xprintf(&b, "; %zu known difference%s no longer seen", stale,
                             stale == 1 ? " is" : "s are");
+    if (g->max_stop)
+      tbuf_xprintf(&b, "; stopped at --max-failures %llu: %zu case%s with a new difference, "
+                       "%zu case%s not run", (unsigned long long)g->o.max_failures,
+                   g->failed_cases, g->failed_cases == 1 ? "" : "s", g->cases_not_run,
+                   g->cases_not_run == 1 ? "" : "s");
     tbuf_xadds(&b, "\n");
   }
   int rc = fwrite(b.p ? b.p : "", 1, b.n, out) == b.n ? 0 : -1;
