@@ -12,6 +12,7 @@ caps=$3
 command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/shard_union.sh"
 gate() {
   "$sluice" gate --url "http://127.0.0.1:{port}" \
     --middleware "python3 $mw pass --port {port} --deadline 120" \
@@ -32,21 +33,8 @@ grep -q "\"record\":\"run\",\"command\":\"gate\",.*$want" "$dir/all.json" ||
   { echo "the gate's run record does not name the suites as $want:"; head -1 "$dir/all.json"; exit 1; }
 echo "the run record: $want"
 [ "$(wc -l <"$dir/all")" -gt 20 ] || { echo "the whole run has too few cases"; exit 1; }
-: >"$dir/union"
-for k in 1 2; do
-  gate --shard "$k/2" 2>/dev/null | ids >"$dir/s$k"
-  [ -s "$dir/s$k" ] || { echo "shard $k/2 is empty"; exit 1; }
-  cat "$dir/s$k" >>"$dir/union"
-done
-sort "$dir/union" >"$dir/union.sorted"
-if ! cmp -s "$dir/all" "$dir/union.sorted"; then
-  echo "the 2 shards together are not the whole run:"
-  diff "$dir/all" "$dir/union.sorted" | head -20
-  exit 1
-fi
-dups=$(uniq -d "$dir/union.sorted" | wc -l)
-[ "$dups" = 0 ] || { echo "$dups cases in both shards"; exit 1; }
-echo "2 shards: $(wc -l <"$dir/s1") + $(wc -l <"$dir/s2") = $(wc -l <"$dir/all") cases, each in one"
+shard() { gate --shard "$1/$2" 2>/dev/null | ids; }
+shards_are_the_run "$dir" 2 shard || exit 1
 # --features utf8: only the suite's cases with bytes of 0x80 or more.
 gate --features utf8 2>"$dir/f.err" | ids >"$dir/f"
 all_think=$(grep -c '^think/' "$dir/all")

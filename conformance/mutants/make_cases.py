@@ -15,6 +15,7 @@ the mutant table of the README uses.
 """
 import argparse
 import base64
+import functools
 import importlib.util
 import json
 import os
@@ -641,24 +642,26 @@ def sse_cases():
 
 # ------------------------------------------------------------- provider --
 
-def provider_helpers():
-    """The stream builders of the provider suite's own generator."""
-    path = os.path.join(SUITES, "provider", "make_cases.py")
-    spec = importlib.util.spec_from_file_location("provider_suite_cases", path)
+@functools.lru_cache(maxsize=None)
+def suite_generator(name):
+    """A suite's own generator (conformance/suites/NAME/make_cases.py) as a module."""
+    path = os.path.join(SUITES, name, "make_cases.py")
+    spec = importlib.util.spec_from_file_location(name + "_suite_cases", path)
     mod = importlib.util.module_from_spec(spec)
     sys.dont_write_bytecode = True
     spec.loader.exec_module(mod)
     return mod
 
 
-def channels_of(events, choice=0, pipeline=False):
-    ch = {"text": "", "thought": "", "other": "", "markup": "", "dropped": ""}
-    to = {"text": "text", "refusal": "text", "reasoning": "thought", "arguments": "other",
-          "other": "other", "markup": "markup", "dropped": "dropped"}
-    for e in events:
-        if e["type"] == "delta" and e["choice"] == choice:
-            ch[to[e["kind"]]] += e["text"]
-    out = {k: v for k, v in ch.items() if v}
+def provider_helpers():
+    """The stream builders of the provider suite's own generator."""
+    return suite_generator("provider")
+
+
+def channels_of(events, choice=0):
+    """The expected answer: choice's channels (the pipeline suite's mapping of the
+    provider's deltas), the empty ones left out, and the events."""
+    out = {k: v for k, v in suite_generator("pipeline").channels(events, choice).items() if v}
     out["events"] = events
     return out
 
