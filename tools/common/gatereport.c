@@ -217,17 +217,22 @@ static void xml_text(tbuf *out, const char *s) {
   }
 }
 
+/* The suites named (suites_said) as XML text between before and after. */
+static void suites_xml(const gate *g, tbuf *out, const char *before, const char *after) {
+  tbuf su = {0};
+  if (suites_said(g, &su)) {
+    tbuf_xadds(out, before);
+    xml_text(out, su.p);
+    tbuf_xadds(out, after);
+  }
+  tbuf_free(&su);
+}
+
 static void junit(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
   tbuf_xadds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sluice gate\">\n");
   for (int f = 0; f < GF_COUNT; f++) {
     tbuf_xprintf(out, "<testsuite name=\"%s\">\n", gate_family_names[f]);
-    tbuf su = {0};
-    if (suites_said(g, &su)) {
-      tbuf_xadds(out, "<properties><property name=\"suites\" value=\"");
-      xml_text(out, su.p);
-      tbuf_xadds(out, "\"/></properties>\n");
-    }
-    tbuf_free(&su);
+    suites_xml(g, out, "<properties><property name=\"suites\" value=\"", "\"/></properties>\n");
     for (size_t i = 0; i < g->ncases; i++) {
       cell c = cell_of(&g->cases[i], (gfamily)f, k, nk);
       if (!c.total) continue;
@@ -275,13 +280,7 @@ static void html_head(const gate *g, tbuf *out) {
                     "usable answer</span> <span class=\"na\">&#8211; cannot be run</span> "
                     "<span class=\"known\">(known: listed in --known)</span></p>\n",
                g->ncases, runs);
-  tbuf su = {0};
-  if (suites_said(g, &su)) {
-    tbuf_xadds(out, "<p>suites: ");
-    xml_text(out, su.p);
-    tbuf_xadds(out, "</p>\n");
-  }
-  tbuf_free(&su);
+  suites_xml(g, out, "<p>suites: ", "</p>\n");
 }
 
 static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
