@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 gw=$(cd "$here/.." && pwd)
 CAPS=$(cd "$gw/../../corpus/captures" && pwd)
 command -v node >/dev/null || { echo "node not found: skipped"; exit 77; }
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] ||
+  { echo "node $(node --version) is older than 20 (the gateways need 20): skipped"; exit 77; }
 [ -f "$gw/node_modules/.package-lock.json" ] ||
   { echo "the gateways are not installed (scripts/install-gateways): skipped"; exit 77; }
 mkdir -p "$OUT"
@@ -40,12 +42,18 @@ gate() {
   shift
   echo "== sluice gate ($name): $*"
   t0=$(date +%s)
-  "$SLUICE" gate --known "$here/known.txt" --report "html:$OUT/gate-$name.html" "$@" \
-    >"$report" 2>&1
+  # The gate's wall time and peak RSS, for conformance/gateways/README.md.
+  # GNU time exits with the command's status; without it the gate runs alone.
+  local timed=()
+  rm -f "$OUT/gate-$name.time"
+  [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "%e s, peak RSS %M KB" -o "$OUT/gate-$name.time")
+  ${timed[@]+"${timed[@]}"} "$SLUICE" gate --known "$here/known.txt" \
+    --report "html:$OUT/gate-$name.html" "$@" >"$report" 2>&1
   rc=$?
   cat "$report"
   cat "$report" >>"$log"
   echo "== $name: exit status $rc in $(($(date +%s) - t0)) s"
+  [ -f "$OUT/gate-$name.time" ] && echo "== $name: the gate: $(tail -n 1 "$OUT/gate-$name.time")"
   [ "$rc" -eq 0 ] || failed=1
   if grep -q "no longer seen" "$report"; then
     echo "FAIL $name: a difference in known.txt is no longer seen (remove it)"
