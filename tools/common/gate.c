@@ -17,7 +17,7 @@ const char *const gate_family_names[GF_COUNT] = {"recorded", "deltas", "network"
 /* ---------------- captures ---------------- */
 
 /* A copy of c that an upstream entry can own. */
-static void capture_dup(capture *dst, const capture *c) {
+void gate_capture_dup(capture *dst, const capture *c) {
   *dst = *c;
   dst->path = xstrdup(c->path);
   dst->name = xstrdup(c->name);
@@ -39,18 +39,8 @@ int gate_capture_write(capture *dst, const capture *like, const rs_content *cont
     tbuf_free(&body);
     return -1;
   }
-  capture_dup(dst, like);
-  free(dst->body.p);
-  free(dst->pieces);
-  dst->pieces = xcalloc(n ? n : 1, sizeof *dst->pieces);
-  for (size_t i = 0; i < n; i++) {
-    dst->pieces[i].off = i ? ends[i - 1] : 0;
-    dst->pieces[i].len = ends[i] - dst->pieces[i].off;
-    dst->pieces[i].t = -1;
-  }
-  dst->npieces = n;
-  dst->timed = 0;
-  dst->body.p = tbuf_take(&body, &dst->body.n);
+  gate_capture_dup(dst, like);
+  capture_set_body(dst, &body, ends, n);
   free(ends);
   return 0;
 }
@@ -405,7 +395,7 @@ static void run_variant(gate *g, gcase *gc, gvariant *v) {
       return;
     }
   } else {
-    capture_dup(&cap, &gc->cap);
+    gate_capture_dup(&cap, &gc->cap);
   }
   result r;
   memset(&r, 0, sizeof r);

@@ -102,6 +102,8 @@ int gate_load(gate *g);
  * are written again (--resplit) when its endpoint has a writer, unless
  * no_resplit says why not (a static string). -1 after a message. */
 int gate_add_case(gate *g, const char *id, capture *cap, const char *no_resplit);
+/* dst: a copy of c that an upstream entry can own. */
+void gate_capture_dup(capture *dst, const capture *c);
 /* dst: a copy of like with the body of content written as spec cuts its
  * deltas. 0, or -1 when the endpoint has no writer. */
 int gate_capture_write(capture *dst, const capture *like, const rs_content *content,

@@ -260,19 +260,8 @@ static void reframe(capture *dst, const capture *src, framing f) {
     }
     p += n + (nl ? 1 : 0);
   }
-  *dst = *src;
-  dst->path = xstrdup(src->path);
-  dst->name = xstrdup(src->name);
-  dst->model = xstrdup(src->model);
-  memset(&dst->headers, 0, sizeof dst->headers);
-  dst->pieces = xcalloc(nends ? nends : 1, sizeof *dst->pieces);
-  for (size_t i = 0; i < nends; i++) {
-    dst->pieces[i].off = i ? ends[i - 1] : 0;
-    dst->pieces[i].len = ends[i] - dst->pieces[i].off;
-    dst->pieces[i].t = -1;
-  }
-  dst->npieces = nends;
-  dst->body.p = tbuf_take(&out, &dst->body.n);
+  gate_capture_dup(dst, src);
+  capture_set_body(dst, &out, ends, nends);
   free(ends);
 }
 
