@@ -86,7 +86,8 @@ static const opt gate_options[] = {
              "(a CI keeps the HTML page beside the text it prints)"},
     {"known", 0, "FILE", OPT_STRING, OPT_AT(gate_opts, known, const char *),
      .help = "accepted differences: \"CASE FAMILY reason\" per line (FAMILY: recorded, "
-             "deltas, network, faults or *)"},
+             "deltas, network, faults or *); an entry whose case is in this run but agrees "
+             "is named as no longer seen (one for a case not in the run is not)"},
     {0}};
 
 static const opt_cmd gate_cmd = {
@@ -103,7 +104,8 @@ static const opt_cmd gate_cmd = {
         "A row per case, a cell per family: = agrees, ≠ differs the same way in every\n"
         "variant, ± differs in some, ✗ no usable answer, – cannot be run.\n",
     .outro = "Exit status: 0, 1 for a difference not in --known, 2 when the middleware does\n"
-             "not start or answer.\n",
+             "not start or answer, when the --known list or a --report format is wrong\n"
+             "(told before anything runs) and when a report cannot be written.\n",
     .tables = {gate_options},
     .operands = "CAPTURE-OR-DIR",
     .min_operands = 0, /* captures, or --suite */
@@ -295,10 +297,7 @@ static int write_report(gate *g, const char *fmt, const char *path, gknown *know
 
 /* The report (--format, --output), then each --report: the exit status is
  * the first's, unless another cannot be written. */
-static int report(gate *g) {
-  gknown *known = NULL;
-  size_t nknown = 0;
-  if (g->o.known && gate_known_load(g->o.known, &known, &nknown)) return 2;
+static int report(gate *g, gknown *known, size_t nknown) {
   const char *fmt = g->o.format ? g->o.format : "text";
   int rc = write_report(g, fmt, g->o.output, known, nknown);
   for (size_t i = 0; i < g->o.reports.n && rc != 2; i++) {
@@ -308,7 +307,6 @@ static int report(gate *g) {
     if (write_report(g, f, colon + 1, known, nknown) == 2) rc = 2;
   }
   g->o.format = fmt;
-  gate_known_free(known, nknown);
   return rc;
 }
 
@@ -340,12 +338,17 @@ int cmd_gate(int argc, char **argv) {
   http_catch_signals();
   service svc;
   memset(&svc, 0, sizeof svc);
-  rc = gate_load(&g) ? 2 : start_upstream(&g);
+  /* The known list is read before the run: a mistake in it is told at once. */
+  gknown *known = NULL;
+  size_t nknown = 0;
+  if (g.o.known && gate_known_load(g.o.known, &known, &nknown)) rc = 2;
+  else rc = gate_load(&g) ? 2 : start_upstream(&g);
   if (!rc) rc = start_middleware(&g, &svc);
   if (!rc) {
     gate_run(&g);
-    rc = report(&g);
+    rc = report(&g, known, nknown);
   }
+  gate_known_free(known, nknown);
   teardown(&g, &svc);
   curl_global_cleanup();
   return rc;

@@ -293,6 +293,10 @@ int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
     if (stale) tbuf_xprintf(&b, "; %zu known difference%s no longer seen", stale,
                             stale == 1 ? " is" : "s are");
     tbuf_xadds(&b, "\n");
+    for (size_t i = 0; i < nknown; i++)
+      if (!known[i].seen && in_run(g, known[i].id))
+        tbuf_xprintf(&b, "no longer seen (remove it from --known): %s %s %s\n", known[i].id,
+                     known[i].family, known[i].reason);
   }
   int rc = fwrite(b.p ? b.p : "", 1, b.n, out) == b.n ? 0 : -1;
   tbuf_free(&b);
@@ -341,7 +345,16 @@ int gate_known_load(const char *path, gknown **out, size_t *n) {
     k->reason = xstrdup(reason);
     k->seen = 0;
   }
+  if (!rc && ferror(fp)) {
+    fprintf(stderr, "sluice gate: --known: %s: cannot read\n", path);
+    rc = -1;
+  }
   fclose(fp);
+  if (rc) {
+    gate_known_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+  }
   return rc;
 }
 
