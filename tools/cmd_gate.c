@@ -86,8 +86,8 @@ static const opt gate_options[] = {
              "(a CI keeps the HTML page beside the text it prints)"},
     {"known", 0, "FILE", OPT_STRING, OPT_AT(gate_opts, known, const char *),
      .help = "accepted differences: \"CASE FAMILY reason\" per line (FAMILY: recorded, "
-             "deltas, network, faults or *); an entry whose case is in this run but agrees "
-             "is named as no longer seen (one for a case not in the run is not)"},
+             "deltas, network, faults or *); an entry whose case and family this run "
+             "checked but that agrees is named as no longer seen"},
     {0}};
 
 static const opt_cmd gate_cmd = {
