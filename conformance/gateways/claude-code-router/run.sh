@@ -9,7 +9,7 @@
 # The model is "provider,model" (--model-prefix). Accepted differences:
 # known.txt.
 #
-# usage: run.sh SLUICE OUTDIR   (the CTest gate_gw_claude-code-router; about 20 s)
+# usage: run.sh SLUICE OUTDIR   (the CTest gate_gw_claude-code-router; README.md has its times)
 . "$(dirname "$0")/../common.sh"
 MW=(--url "http://127.0.0.1:{port}" --middleware "node $here/server.cjs {port}" --deadline 150
   --client anthropic)

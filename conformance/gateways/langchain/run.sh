@@ -6,7 +6,7 @@
 # most), network cut and fault, over the captures of the OpenAI chat
 # endpoint and the SSE framings. Accepted differences: known.txt.
 #
-# usage: run.sh SLUICE OUTDIR   (the CTest gate_gw_langchain; about 30 s)
+# usage: run.sh SLUICE OUTDIR   (the CTest gate_gw_langchain; README.md has its times)
 . "$(dirname "$0")/../common.sh"
 gate langchain --url "http://127.0.0.1:{port}" --middleware "node $here/server.mjs {port}" \
   --deadline 150 --resplit all --max-single 16 --rechunk bytes,random \

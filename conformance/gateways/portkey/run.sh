@@ -5,7 +5,7 @@
 # upstream (their captures, translated). Strict OpenAI compliance is
 # Portkey's default and is kept. Accepted differences: known.txt.
 #
-# usage: run.sh SLUICE OUTDIR   (the CTest gate_portkey; about 40 s)
+# usage: run.sh SLUICE OUTDIR   (the CTest gate_gw_portkey; README.md has its times)
 . "$(dirname "$0")/../common.sh"
 MW=(--url "http://127.0.0.1:{port}" --middleware "$here/start.sh {port}" --deadline 150)
 ALL=(--resplit whole,codepoint,random --rechunk bytes,random)
