@@ -11,6 +11,27 @@
 // running); GET answers 200 for the gate's readiness check.
 import http from 'node:http';
 
+// The command line of a route: node server.mjs PORT [DEADLINE-SECONDS]
+// (default 300), the upstream's base URL in $SLUICE_UPSTREAM.
+export function routeArgs() {
+  const port = Number(process.argv[2]);
+  const deadline = Number(process.argv[3] || 300);
+  const upstream = process.env.SLUICE_UPSTREAM;
+  if (!port || !upstream) {
+    console.error('usage: SLUICE_UPSTREAM=URL node server.mjs PORT [DEADLINE-SECONDS]');
+    process.exit(2);
+  }
+  return { port, deadline, upstream };
+}
+
+// The request's text messages ({role, content}, user, system or assistant),
+// or one "hi" from the user when it has none.
+export function chatMessages(body) {
+  const m = Array.isArray(body.messages) ? body.messages : [];
+  const kept = m.filter((x) => typeof x?.content === 'string' && ['user', 'system', 'assistant'].includes(x.role));
+  return kept.length ? kept.map((x) => ({ role: x.role, content: x.content })) : [{ role: 'user', content: 'hi' }];
+}
+
 export function serveRoute({ port, deadline, answer }) {
   setTimeout(() => process.exit(0), deadline * 1000).unref();
   const server = http.createServer((req, res) => {

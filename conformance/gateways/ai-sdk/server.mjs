@@ -19,15 +19,9 @@
 // usage: node server.mjs PORT [DEADLINE-SECONDS]   (default 300)
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { extractReasoningMiddleware, streamText, wrapLanguageModel } from 'ai';
-import { serveRoute } from '../route.mjs';
+import { chatMessages, routeArgs, serveRoute } from '../route.mjs';
 
-const port = Number(process.argv[2]);
-const deadline = Number(process.argv[3] || 300);
-const upstream = process.env.SLUICE_UPSTREAM;
-if (!port || !upstream) {
-  console.error('usage: SLUICE_UPSTREAM=URL node server.mjs PORT [DEADLINE-SECONDS]');
-  process.exit(2);
-}
+const { port, deadline, upstream } = routeArgs();
 
 const provider = createOpenAICompatible({
   name: 'upstream',
@@ -44,12 +38,6 @@ const finishes = {
   'tool-calls': 'tool_calls',
 };
 
-function messagesOf(body) {
-  const m = Array.isArray(body.messages) ? body.messages : [];
-  const kept = m.filter((x) => typeof x?.content === 'string' && ['user', 'system', 'assistant'].includes(x.role));
-  return kept.length ? kept : [{ role: 'user', content: 'hi' }];
-}
-
 async function answer(body, out, signal) {
   const model = wrapLanguageModel({
     model: provider.chatModel(body.model),
@@ -57,7 +45,7 @@ async function answer(body, out, signal) {
   });
   const result = streamText({
     model,
-    messages: messagesOf(body),
+    messages: chatMessages(body),
     abortSignal: signal,
     maxRetries: 0,
     onError: () => {}, // an error is a part of fullStream, reported below

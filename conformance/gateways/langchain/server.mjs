@@ -13,21 +13,9 @@
 //
 // usage: node server.mjs PORT [DEADLINE-SECONDS]   (default 300)
 import { ChatOpenAI } from '@langchain/openai';
-import { serveRoute } from '../route.mjs';
+import { chatMessages, routeArgs, serveRoute } from '../route.mjs';
 
-const port = Number(process.argv[2]);
-const deadline = Number(process.argv[3] || 300);
-const upstream = process.env.SLUICE_UPSTREAM;
-if (!port || !upstream) {
-  console.error('usage: SLUICE_UPSTREAM=URL node server.mjs PORT [DEADLINE-SECONDS]');
-  process.exit(2);
-}
-
-function messagesOf(body) {
-  const m = Array.isArray(body.messages) ? body.messages : [];
-  const kept = m.filter((x) => typeof x?.content === 'string' && ['user', 'system', 'assistant'].includes(x.role));
-  return kept.length ? kept.map((x) => [x.role, x.content]) : [['user', 'hi']];
-}
+const { port, deadline, upstream } = routeArgs();
 
 async function answer(body, out, signal) {
   const chat = new ChatOpenAI({
@@ -38,7 +26,8 @@ async function answer(body, out, signal) {
     configuration: { baseURL: `${upstream}/v1` },
   });
   let finish = null;
-  for await (const chunk of await chat.stream(messagesOf(body), { signal })) {
+  const messages = chatMessages(body).map((x) => [x.role, x.content]);
+  for await (const chunk of await chat.stream(messages, { signal })) {
     const delta = {};
     if (typeof chunk.content === 'string' && chunk.content) delta.content = chunk.content;
     const reasoning = chunk.additional_kwargs?.reasoning_content;
