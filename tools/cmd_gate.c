@@ -52,7 +52,8 @@ static const opt gate_options[] = {
              "blocks into the reasoning; --think-options) or a pipeline file (the pipeline "
              "filter's options as JSON)"},
     {"think-options", 0, "JSON", OPT_STRING, OPT_AT(gate_opts, think_options, const char *),
-     .help = "the think filter's options for --expect think (default {\"tags\":[\"think\"]})"},
+     .help = "the think filter's options for --expect think (default {\"tags\":[\"think\"]}); "
+             "{\"format\":\"auto\"}: the reasoning format each capture's model selects"},
     {"resplit", 0, "MODES", OPT_STRING, OPT_AT(gate_opts, resplit, const char *),
      .help = "the model's deltas cut again: whole, single (every single cut, or --max-single "
              "of them), codepoint, random, all or none (default all)"},
@@ -200,11 +201,9 @@ static int parse_expect(gate *g) {
     g->expect = GE_PASSTHROUGH;
   } else if (strcmp(e, "think") == 0) {
     g->expect = GE_THINK;
-    const char *t = g->o.think_options ? g->o.think_options : "{}";
-    sluice_options *o;
-    if (sluice_options_from_json(&o, "think", t, strlen(t), &err) != SLUICE_OK)
+    const char *t = g->o.think_options ? g->o.think_options : "{\"tags\":[\"think\"]}";
+    if (sluice_options_from_json(&g->think, "think", t, strlen(t), &err) != SLUICE_OK)
       return opt_error(&gate_cmd, "--think-options", "%s", err.message);
-    sluice_options_free(o);
   } else {
     tbytes file;
     if (read_file("gate", e, &file, (size_t)1 << 20)) return 2;
@@ -316,6 +315,7 @@ static void teardown(gate *g, service *svc) {
   for (size_t i = 0; g->headers && g->headers[i]; i++) free(g->headers[i]);
   free(g->headers);
   sluice_options_free(g->pipeline);
+  sluice_options_free(g->think);
   free(g->url_owned);
   free(g->mw_owned);
   free(g->ready_owned);

@@ -82,6 +82,7 @@ typedef struct gate {
   sluice_endpoint client;
   gexpect expect;
   sluice_options *pipeline; /* GE_PIPELINE */
+  sluice_options *think;    /* GE_THINK: --think-options */
   upstream *up;
   char **headers;           /* the substituted headers, NULL-terminated */
   gcase *cases;
