@@ -48,9 +48,11 @@ int gate_capture_write(capture *dst, const capture *like, const rs_content *cont
 /* ---------------- what is expected ---------------- */
 
 /* --expect think: each choice's text through a think filter, its hidden
- * text joining the reasoning. */
-static void expect_think(gate *g, outcome *o) {
-  const char *opts = g->o.think_options ? g->o.think_options : "{\"tags\":[\"think\"]}";
+ * text joining the reasoning; format "auto" is the capture's model's. */
+static void expect_think(gate *g, gcase *gc) {
+  outcome *o = &gc->expected;
+  sluice_think_opts opts = *(const sluice_think_opts *)sluice_options_get(g->think);
+  sluice_think_opts_for_model(&opts, gc->cap.model, NULL, 0, NULL);
   for (int c = 0; c < NORM_MAX_CHOICES; c++) {
     nchoice *ch = &o->ch[c];
     if (!ch->text.n) continue;
@@ -58,8 +60,9 @@ static void expect_think(gate *g, outcome *o) {
     if (sluice_output_new(&out, NULL) != SLUICE_OK) die("out of memory");
     sluice_sink sink = sluice_output_sink(out);
     sluice_filter *f;
-    if (sluice_filter_new_json(&f, "think", opts, strlen(opts), &sink, NULL, NULL) != SLUICE_OK)
-      die("the think options were checked before");
+    sluice_error err;
+    if (sluice_think_new(&f, &opts, &sink, NULL, &err) != SLUICE_OK)
+      die("the think filter for %s: %s", gc->cap.path, err.message);
     sluice_once(f, ch->text.p, ch->text.n);
     size_t tn, hn;
     const char *t = sluice_output_channel(out, SLUICE_TEXT, &tn);
@@ -83,13 +86,24 @@ static int on_pipeline_event(void *user, const sluice_event *ev) {
   return 0;
 }
 
+/* A think stage of format "auto": it takes the capture's model's format
+ * (only then is the model given: it would switch harmony on as well). */
+static int by_model(const sluice_pipeline_opts *po) {
+  for (size_t i = 0; i < po->nstages; i++)
+    if (po->stages[i].kind == SLUICE_FILTER_THINK && po->stages[i].opts &&
+        ((const sluice_think_opts *)po->stages[i].opts)->format == SLUICE_THINK_FORMAT_AUTO)
+      return 1;
+  return 0;
+}
+
 /* --expect PIPELINE-FILE: the pipeline's deltas over the capture. */
 static int expect_pipeline(gate *g, gcase *gc, char *why, size_t wl) {
   piping p = {&gc->expected, gc->cap.family};
   sluice_sink sink = {NULL, on_pipeline_event, &p};
   sluice_filter *f;
-  if (sluice_filter_new(&f, SLUICE_FILTER_PIPELINE, sluice_options_get(g->pipeline), &sink,
-                        NULL, NULL) != SLUICE_OK)
+  sluice_pipeline_opts po = *(const sluice_pipeline_opts *)sluice_options_get(g->pipeline);
+  if (!po.model && by_model(&po)) po.model = gc->cap.model;
+  if (sluice_pipeline_new(&f, &po, &sink, NULL, NULL) != SLUICE_OK)
     die("the pipeline was checked before");
   sluice_status st = sluice_once(f, gc->cap.body.p, gc->cap.body.n);
   if (st != SLUICE_OK) snprintf(why, wl, "%s", sluice_get_error(f)->message);
@@ -108,7 +122,7 @@ static int expect_case(gate *g, gcase *gc) {
     fprintf(stderr, "sluice gate: %s: the capture cannot be read: %s\n", gc->cap.path, why);
     return -1;
   }
-  if (g->expect == GE_THINK) expect_think(g, &gc->expected);
+  if (g->expect == GE_THINK) expect_think(g, gc);
   outcome_settle(&gc->expected, g->client);
   return 0;
 }

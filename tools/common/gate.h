@@ -73,6 +73,7 @@ typedef struct gate_opts {
   const char *suites;        /* --suite: think, clean, harmony, json, sse or all */
   const char *suite_as;      /* --suite-as: the suites' streams as openai-chat or anthropic */
   strlist headers;          /* "Name: value", {upstream} substituted */
+  strlist reports;          /* --report FMT:FILE: more reports of the same run */
   strlist operands;
   int jobs;
   double deadline, timeout, start_timeout;
@@ -87,6 +88,7 @@ typedef struct gate {
   sluice_endpoint client;
   gexpect expect;
   sluice_options *pipeline; /* GE_PIPELINE */
+  sluice_options *think;    /* GE_THINK: --think-options */
   upstream *up;
   char **headers;           /* the substituted headers, NULL-terminated */
   gcase *cases;

@@ -311,6 +311,21 @@ static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
   tbuf_free(&det);
 }
 
+/* 1 when this run has variants of the known entry's case in its family (any
+ * family for "*"): an entry of a known list shared by several runs (a
+ * gateway checked in two configurations, or without some families) is
+ * stale only in a run that checked what it names. */
+static int in_run(const gate *g, const gknown *k) {
+  int any = strcmp(k->family, "*") == 0;
+  for (size_t i = 0; i < g->ncases; i++) {
+    const gcase *gc = &g->cases[i];
+    if (strcmp(gc->id, k->id) != 0) continue;
+    for (size_t v = 0; v < gc->nv; v++)
+      if (any || strcmp(gate_family_names[gc->v[v].fam], k->family) == 0) return 1;
+  }
+  return 0;
+}
+
 int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
   tbuf b = {0};
   int fails = 0;
@@ -320,7 +335,7 @@ int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
   else if (strcmp(fmt, "html") == 0) html(g, known, nknown, &b, &fails);
   else table(g, known, nknown, &b, strcmp(fmt, "markdown") == 0, &fails);
   size_t stale = 0;
-  for (size_t i = 0; i < nknown; i++) stale += !known[i].seen;
+  for (size_t i = 0; i < nknown; i++) stale += !known[i].seen && in_run(g, &known[i]);
   if (strcmp(fmt, "text") == 0 || strcmp(fmt, "markdown") == 0) {
     size_t runs = 0;
     for (size_t i = 0; i < g->ncases; i++) runs += g->cases[i].nv;
@@ -340,6 +355,10 @@ int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
                    g->failed_cases, g->failed_cases == 1 ? "" : "s", g->cases_not_run,
                    g->cases_not_run == 1 ? "" : "s");
     tbuf_xadds(&b, "\n");
+    for (size_t i = 0; i < nknown; i++)
+      if (!known[i].seen && in_run(g, &known[i]))
+        tbuf_xprintf(&b, "no longer seen (remove it from --known): %s %s %s\n", known[i].id,
+                     known[i].family, known[i].reason);
   }
   int rc = fwrite(b.p ? b.p : "", 1, b.n, out) == b.n ? 0 : -1;
   tbuf_free(&b);
@@ -388,7 +407,16 @@ int gate_known_load(const char *path, gknown **out, size_t *n) {
     k->reason = xstrdup(reason);
     k->seen = 0;
   }
+  if (!rc && ferror(fp)) {
+    fprintf(stderr, "sluice gate: --known: %s: cannot read\n", path);
+    rc = -1;
+  }
   fclose(fp);
+  if (rc) {
+    gate_known_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+  }
   return rc;
 }
 

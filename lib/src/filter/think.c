@@ -854,6 +854,9 @@ static char *concat3(const sluice_mem *m, const char *a, const char *b, const ch
 /* The format options: a family's format takes no other option but
  * thinking; gpt-oss is harmony's. */
 static sluice_status format_validate(const sluice_think_opts *o, sluice_error *err) {
+  if (o->format == SLUICE_THINK_FORMAT_AUTO)
+    return sluicep_bad_option(err, "format \"auto\" is chosen by the model's name: a pipeline's "
+                                   "(sluice_pipeline_opts.model), or sluice_think_opts_for_model");
   const sluicep_think_format_def *d = sluicep_think_format_def_of(o->format);
   if (!d) return sluicep_bad_option(err, "format %d is not a sluice_think_format", (int)o->format);
   if (o->thinking < -1 || o->thinking > 1)
