@@ -51,7 +51,7 @@ case $expl in
 esac
 refuse '--format: no reasoning format "r2"' --format r2
 refuse 'harmony' --format gpt-oss
-refuse '--thinking: must be on or off' --thinking maybe
+refuse '--thinking: must be off or on' --thinking maybe
 refuse '--options: option "tags"' --options '{"tags":3}'
 refuse 'has its own tags' --format qwen3 --options '{"tags":["x"]}'
 [ $fails -eq 0 ] && echo "think_cli: all passed"

@@ -16,28 +16,12 @@ typedef struct think_args {
   const char *format, *model, *options;
   int thinking; /* -1 unset, 0 off, 1 on */
   int stream, explain;
-  sluice_channel channel;
+  int channel; /* a sluice_channel */
 } think_args;
 
-static int channel_arg(void *base, const char *v, char *why, size_t wl) {
-  int c = 0;
-  while (c < SLUICE_CHANNEL_COUNT && strcmp(v, sluice_channel_name((sluice_channel)c))) c++;
-  if (c == SLUICE_CHANNEL_COUNT) {
-    snprintf(why, wl, "must be text, thought, other, markup or dropped, not \"%.60s\"", v);
-    return -1;
-  }
-  ((think_args *)base)->channel = (sluice_channel)c;
-  return 0;
-}
-
-static int thinking_arg(void *base, const char *v, char *why, size_t wl) {
-  if (strcmp(v, "on") && strcmp(v, "off")) {
-    snprintf(why, wl, "must be on or off, not \"%.60s\"", v);
-    return -1;
-  }
-  ((think_args *)base)->thinking = strcmp(v, "on") == 0;
-  return 0;
-}
+/* In sluice_channel's order: the index is the channel. */
+static const char *const channels[] = {"text", "thought", "other", "markup", "dropped", NULL};
+static const char *const on_off[] = {"off", "on", NULL};
 
 static const opt think_options[] = {
     {"format", 0, "NAME", OPT_STRING, OPT_AT(think_args, format, const char *),
@@ -48,12 +32,12 @@ static const opt think_options[] = {
     {"model", 0, "NAME", OPT_STRING, OPT_AT(think_args, model, const char *),
      .help = "the model that wrote the text: it selects the format (deepseek-reasoner, "
              "qwen3-8b, ...)"},
-    {"thinking", 0, "on|off", OPT_CALL, 0, .fn = thinking_arg,
+    {"thinking", 0, "on|off", OPT_CHOICE, OPT_AT(think_args, thinking, int), .choices = on_off,
      .help = "whether the chat template left reasoning on (default: the family's, or the "
              "model rule's)"},
     {"options", 0, "JSON", OPT_STRING, OPT_AT(think_args, options, const char *),
      .help = "the filter's protocol options instead (tags, start_in, mode anchored, ...)"},
-    {"channel", 0, "NAME", OPT_CALL, 0, .fn = channel_arg,
+    {"channel", 0, "NAME", OPT_CHOICE, OPT_AT(think_args, channel, int), .choices = channels,
      .help = "the channel written: text (default), thought, other, markup or dropped"},
     {"explain", 0, NULL, OPT_FLAG, OPT_AT(think_args, explain, int),
      .help = "say on standard error which format the model selected, by which rule"},
@@ -112,7 +96,7 @@ int cmd_think(int argc, char **argv) {
   sluice_options *handle = NULL;
   sluice_think_opts o;
   rc = make_opts(&a, &handle, &o);
-  writer w = {a.channel};
+  writer w = {(sluice_channel)a.channel};
   sluice_sink sink = {write_channel, NULL, &w};
   sluice_filter *f = NULL;
   sluice_error err;
