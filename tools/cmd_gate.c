@@ -72,14 +72,20 @@ static const opt gate_options[] = {
      .help = "upstream faults the client must see as failures: cut, reset, stall, error, "
              "status:CODE, all or none (default none)"},
     {.kind = OPT_SECTION, .help = "Running and reporting"},
+    {"quiet", 'q', NULL, OPT_FLAG, OPT_AT(gate_opts, quiet, int),
+     .help = "no progress line on a terminal and no count of the suites' cases on stderr"},
     {"jobs", 'j', "N", OPT_INT, OPT_AT(gate_opts, jobs, int), .min = 1, .max = 64,
      .help = "requests at once (default 2)"},
     {"timeout", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, timeout, double),
      .help = "for one request (default 30)"},
     {"deadline", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, deadline, double),
      .help = "for the whole run; what is not run by then fails it"},
+    {"max-failures", 0, "N", OPT_U64, OPT_AT(gate_opts, max_failures, uint64_t), .min = 1,
+     .help = "begin no case after N cases have a difference not in --known (the cases begun "
+             "are finished; the others are left out of the report and counted)"},
     {"format", 0, "FMT", OPT_STRING, OPT_AT(gate_opts, format, const char *),
-     .help = "text (default), markdown, json (a record per variant), junit or html"},
+     .help = "text (default), markdown, json (a run record, then one per variant), junit or "
+             "html; with --suite, each names the suites' version and digest"},
     {"output", 'o', "FILE", OPT_STRING, OPT_AT(gate_opts, output, const char *),
      .help = "the report there (default: standard output)"},
     {"report", 0, "FMT:FILE", OPT_LIST, OPT_AT(gate_opts, reports, strlist),
@@ -107,7 +113,7 @@ static const opt_cmd gate_cmd = {
     .outro = "Exit status: 0, 1 for a difference not in --known, 2 when the middleware does\n"
              "not start or answer, when the --known list or a --report format is wrong\n"
              "(told before anything runs) and when a report cannot be written.\n",
-    .tables = {gate_options},
+    .tables = {gate_options, select_options},
     .operands = "CAPTURE-OR-DIR",
     .min_operands = 0, /* captures, or --suite */
 };
@@ -224,10 +230,12 @@ static int setup(gate *g, int argc, char **argv) {
   g->o.resplit = "all";
   g->o.rechunk = "bytes,random";
   g->o.faults = "none";
-  void *bases[] = {&g->o};
+  void *bases[] = {&g->o, &g->o.sel};
   int rc = opt_parse(&gate_cmd, bases, argc, argv, &g->o.operands);
   if (rc >= 0) return rc;
   if (!g->o.url) return opt_error(&gate_cmd, "--url", "is required");
+  if ((g->o.sel.features.n || g->o.sel.exclude.n) && !g->o.suites)
+    return opt_error(&gate_cmd, "--features", "selects among the suites' cases: it needs --suite");
   const char *f = g->o.format ? g->o.format : "text";
   if (!is_format(f, strlen(f)))
     return opt_error(&gate_cmd, "--format", "must be text, markdown, json, junit or html");
@@ -320,9 +328,11 @@ static void teardown(gate *g, service *svc) {
   free(g->mw_owned);
   free(g->ready_owned);
   gate_free(g);
+  gate_known_free(g->known, g->nknown);
   strlist_free(&g->o.headers);
   strlist_free(&g->o.reports);
   strlist_free(&g->o.operands);
+  case_filter_free(&g->o.sel);
 }
 
 int cmd_gate(int argc, char **argv) {
@@ -332,23 +342,22 @@ int cmd_gate(int argc, char **argv) {
     strlist_free(&g.o.headers);
     strlist_free(&g.o.reports);
     strlist_free(&g.o.operands);
+    case_filter_free(&g.o.sel);
     return rc;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
   http_catch_signals();
   service svc;
   memset(&svc, 0, sizeof svc);
-  /* The known list is read before the run: a mistake in it is told at once. */
-  gknown *known = NULL;
-  size_t nknown = 0;
-  if (g.o.known && gate_known_load(g.o.known, &known, &nknown)) rc = 2;
+  /* The known list is read before the run: a mistake in it is told at once,
+   * and --max-failures counts only the differences it does not list. */
+  if (g.o.known && gate_known_load(g.o.known, &g.known, &g.nknown)) rc = 2;
   else rc = gate_load(&g) ? 2 : start_upstream(&g);
   if (!rc) rc = start_middleware(&g, &svc);
   if (!rc) {
     gate_run(&g);
-    rc = report(&g, known, nknown);
+    rc = report(&g, g.known, g.nknown);
   }
-  gate_known_free(known, nknown);
   teardown(&g, &svc);
   curl_global_cleanup();
   return rc;

@@ -315,6 +315,36 @@ static int load_dir(gate *g, const char *dir) {
   return rc;
 }
 
+static void gcase_free(gcase *gc) {
+  for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
+  free(gc->v);
+  free(gc->id);
+  capture_free(&gc->cap);
+  if (gc->resplittable) rs_free(&gc->content);
+  outcome_free(&gc->expected);
+}
+
+/* Keeps the cases keep takes, in order, and frees the others; how many it
+ * dropped. */
+static size_t keep_cases(gate *g, int (*keep)(const gate *, const gcase *)) {
+  size_t kept = 0, n = g->ncases;
+  for (size_t i = 0; i < n; i++) {
+    if (!keep(g, &g->cases[i])) {
+      gcase_free(&g->cases[i]);
+      continue;
+    }
+    if (kept != i) g->cases[kept] = g->cases[i];
+    kept++;
+  }
+  g->ncases = kept;
+  return n - kept;
+}
+
+/* --shard K/N: the cases whose name falls in shard K. */
+static int in_shard(const gate *g, const gcase *gc) {
+  return name_shard(gc->id, g->o.sel.shard_n) == g->o.sel.shard_k - 1;
+}
+
 int gate_load(gate *g) {
   for (size_t i = 0; i < g->o.operands.n; i++) {
     struct stat st;
@@ -326,8 +356,10 @@ int gate_load(gate *g) {
     if ((S_ISDIR(st.st_mode) ? load_dir(g, p) : load_one(g, p))) return -1;
   }
   if (g->o.suites && gate_suite_cases(g, g->o.suites)) return -1;
+  if (g->o.sel.shard_n) keep_cases(g, in_shard);
   if (!g->ncases) {
-    fprintf(stderr, "sluice gate: no case to run (name captures or --suite)\n");
+    fprintf(stderr, "sluice gate: no case to run (name captures or --suite%s)\n",
+            g->o.sel.shard_n ? "; none falls in this shard" : "");
     return -1;
   }
   return 0;
@@ -431,8 +463,9 @@ static int next_job(gate *g, gcase **gc, gvariant **v) {
     while (k >= g->cases[ci].nv) k -= g->cases[ci++].nv;
     *gc = &g->cases[ci];
     *v = &g->cases[ci].v[k];
-    found = (*v)->st == GS_PENDING;
+    found = (*v)->st == GS_PENDING && (!g->max_stop || (*gc)->started);
   }
+  if (found) (*gc)->started = 1;
   if (found && g->o.deadline > 0 && now_seconds() - g->t0 > g->o.deadline) {
     g->stop = 1;
     found = 0;
@@ -445,7 +478,21 @@ static void *worker(void *arg) {
   gate *g = arg;
   gcase *gc;
   gvariant *v;
-  while (next_job(g, &gc, &v)) run_variant(g, gc, v);
+  while (next_job(g, &gc, &v)) {
+    run_variant(g, gc, v);
+    pthread_mutex_lock(&jobs_mu);
+    g->done++;
+    if (v->st != GS_AGREES && v->st != GS_UNSUPPORTED) {
+      g->failed++;
+      if (!gc->counted && !gate_known_find(g->known, g->nknown, gc->id, v->fam)) {
+        gc->counted = 1;
+        g->failed_cases++;
+        if (g->o.max_failures && g->failed_cases >= g->o.max_failures) g->max_stop = 1;
+      }
+    }
+    progress_update(&g->pg, g->done, g->failed);
+    pthread_mutex_unlock(&jobs_mu);
+  }
   return NULL;
 }
 
@@ -531,16 +578,24 @@ static void minimize(gate *g, gcase *gc) {
   free(at);
 }
 
+static int begun(const gate *g, const gcase *gc) {
+  (void)g;
+  return gc->started;
+}
+
 void gate_run(gate *g) {
   g->njobs = 0;
   for (size_t i = 0; i < g->ncases; i++) g->njobs += g->cases[i].nv;
   g->t0 = now_seconds();
+  progress_init(&g->pg, "gate", "variants", g->njobs, g->o.quiet);
   int n = g->o.jobs > 0 ? g->o.jobs : 1;
   pthread_t *th = xcalloc((size_t)n, sizeof *th);
   for (int i = 0; i < n; i++)
     if (pthread_create(&th[i], NULL, worker, g)) die("cannot start a worker thread");
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
   free(th);
+  progress_clear(&g->pg);
+  if (g->max_stop) g->cases_not_run = keep_cases(g, begun); /* --max-failures */
   for (size_t i = 0; i < g->ncases; i++) {
     for (size_t k = 0; k < g->cases[i].nv; k++)
       if (g->cases[i].v[k].st == GS_PENDING) g->cases[i].v[k].st = GS_NOT_RUN;
@@ -549,16 +604,10 @@ void gate_run(gate *g) {
 }
 
 void gate_free(gate *g) {
-  for (size_t i = 0; i < g->ncases; i++) {
-    gcase *gc = &g->cases[i];
-    for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
-    free(gc->v);
-    free(gc->id);
-    capture_free(&gc->cap);
-    if (gc->resplittable) rs_free(&gc->content);
-    outcome_free(&gc->expected);
-  }
+  for (size_t i = 0; i < g->ncases; i++) gcase_free(&g->cases[i]);
   free(g->cases);
   g->cases = NULL;
   g->ncases = 0;
+  free(g->suites.version);
+  g->suites.version = NULL;
 }
