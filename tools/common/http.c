@@ -63,6 +63,15 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char
   (void)kind;
   json_t **o = cls;
   if (!*o) return MHD_NO;
+  if (!wire_header_name_ok(key)) { /* a folded line may have merged a secret into it */
+    json_t *n = json_object_get(*o, "[malformed names]");
+    if (json_object_set_new(*o, "[malformed names]", json_integer(json_integer_value(n) + 1))) {
+      json_decref(*o);
+      *o = NULL;
+      return MHD_NO;
+    }
+    return MHD_YES;
+  }
   json_t *v = http_secret_header(key) ? json_string(WIRE_REDACTED)
                                       : wire_text(value ? value : "", value ? strlen(value) : 0);
   if (wire_set(*o, key, v)) {
