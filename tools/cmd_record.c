@@ -550,7 +550,8 @@ int cmd_record(int argc, char **argv) {
   http_catch_signals();
   http_set_buffer_cap(rec.lim.max_buffered);
   struct MHD_Daemon *d = MHD_start_daemon(
-      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+          MHD_USE_ERROR_LOG, 0,
       NULL, NULL, handler, &rec, MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_NOTIFY_COMPLETED,
       completed, &rec, MHD_OPTION_URI_LOG_CALLBACK, begin, &rec, MHD_OPTION_THREAD_STACK_SIZE,
       (size_t)256 << 10, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)rec.lim.idle_timeout,
