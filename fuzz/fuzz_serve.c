@@ -33,7 +33,7 @@ static void start(void) {
   capture c;
   tbuf err = {0};
   if (capture_load(&c, FUZZ_CAPTURE, 0, &err)) fail("cannot load the capture", err.p);
-  srv = upstream_new(16);
+  srv = upstream_new(16, 1);
   upstream_add(srv, &c, NULL, NULL);
   struct sockaddr_in addr = {0};
   addr.sin_family = AF_INET;

@@ -533,6 +533,7 @@ static void test_resplit(void) {
     free(ends);
     tbuf_free(&out);
     tbuf_free(&text);
+    rs_spec_free(&spec);
   }
   rs_free(&c);
   /* Anthropic content is written as Anthropic events */
@@ -553,6 +554,7 @@ static void test_resplit(void) {
   int complete = 0;
   CHECK(text_deltas(out.p, out.n, &text, &complete) == 2 && complete);
   CHECK(strstr(out.p, "\"text\":\"\\n\"") != NULL); /* the whitespace-only last delta */
+  rs_spec_free(&spec);
   free(ends);
   tbuf_free(&out);
   tbuf_free(&text);

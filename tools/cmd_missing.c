@@ -5,7 +5,8 @@
  */
 #include "tools.h"
 
-#if !defined(SLUICE_HAVE_SERVE) || !defined(SLUICE_HAVE_RECORD) || !defined(SLUICE_HAVE_IMPORT)
+#if !defined(SLUICE_HAVE_SERVE) || !defined(SLUICE_HAVE_RECORD) || !defined(SLUICE_HAVE_IMPORT) || \
+    !defined(SLUICE_HAVE_GATE)
 static int missing(const char *cmd, const char *lib, const char *pkg, const char *option) {
   fprintf(stderr,
           "sluice %s: this sluice was built without %s (configure found no %s; install it "
@@ -34,5 +35,13 @@ int cmd_record(int argc, char **argv) {
 int cmd_capture(int argc, char **argv) {
   (void)argc, (void)argv;
   return missing("capture", "libyaml", "libyaml-dev", "SLUICE_WITH_IMPORT");
+}
+#endif
+
+#ifndef SLUICE_HAVE_GATE
+int cmd_gate(int argc, char **argv) {
+  (void)argc, (void)argv;
+  return missing("gate", "libmicrohttpd or libcurl", "libmicrohttpd-dev and libcurl-dev",
+                 "SLUICE_WITH_GATE");
 }
 #endif

@@ -22,6 +22,7 @@ static const struct {
     {"serve", cmd_serve, "a mock upstream: serve recorded provider streams over HTTP"},
     {"record", cmd_record, "a recording proxy: forward requests, write captures"},
     {"capture", cmd_capture, "import recordings made elsewhere (cassettes, HAR, AI SDK chunks)"},
+    {"gate", cmd_gate, "check a running middleware over HTTP against the mock upstream"},
 };
 
 static void usage(FILE *fp) {

@@ -46,6 +46,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 
 /* Benchmarks (bench/): argv[0] is the benchmark's name. */
 int bench_clean(int argc, char **argv);

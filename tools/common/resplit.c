@@ -19,13 +19,18 @@ int rs_parse(const char *s, rs_spec *out, char *why, size_t wl) {
   else if (strncmp(s, "at:", 3) == 0) {
     out->mode = RS_AT;
     const char *p = s + 3;
+    size_t cap = 0;
     while (*p) {
       char *end;
       unsigned long long v = strtoull(p, &end, 10);
-      if (end == p || (*end && *end != ',') || out->nat == RS_MAX_AT ||
-          (out->nat && v <= out->at[out->nat - 1])) {
-        snprintf(why, wl, "at: takes up to %d ascending positions, like at:3,10", RS_MAX_AT);
+      if (end == p || (*end && *end != ',') || (out->nat && v <= out->at[out->nat - 1])) {
+        snprintf(why, wl, "at: takes ascending positions, like at:3,10");
+        rs_spec_free(out);
         return -1;
+      }
+      if (out->nat == cap) {
+        cap = cap ? cap * 2 : 8;
+        out->at = xrealloc(out->at, xmul(cap, sizeof *out->at));
       }
       out->at[out->nat++] = v;
       p = *end ? end + 1 : end;
@@ -42,6 +47,20 @@ int rs_parse(const char *s, rs_spec *out, char *why, size_t wl) {
   return 0;
 }
 
+void rs_at(rs_spec *out, const uint64_t *at, size_t n) {
+  memset(out, 0, sizeof *out);
+  out->mode = RS_AT;
+  out->at = xmalloc(xmul(n ? n : 1, sizeof *at));
+  if (n) memcpy(out->at, at, n * sizeof *at);
+  out->nat = n;
+}
+
+void rs_spec_free(rs_spec *s) {
+  free(s->at);
+  s->at = NULL;
+  s->nat = 0;
+}
+
 void rs_format(const rs_spec *s, char *buf, size_t n) {
   switch (s->mode) {
   case RS_RECORDED: snprintf(buf, n, "recorded"); break;
@@ -50,7 +69,7 @@ void rs_format(const rs_spec *s, char *buf, size_t n) {
   case RS_RANDOM: snprintf(buf, n, "random:%llu", (unsigned long long)s->seed); break;
   case RS_AT: {
     size_t k = (size_t)snprintf(buf, n, "at:");
-    for (size_t i = 0; i < s->nat && k < n; i++)
+    for (size_t i = 0; i < s->nat && k + 1 < n; i++)
       k += (size_t)snprintf(buf + k, n - k, "%s%llu", i ? "," : "", (unsigned long long)s->at[i]);
     break;
   }

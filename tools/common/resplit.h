@@ -28,19 +28,20 @@ typedef enum rs_mode {
   RS_RANDOM    /* seeded random cuts, about one in four positions */
 } rs_mode;
 
-#define RS_MAX_AT 64
-
 typedef struct rs_spec {
   rs_mode mode;
   uint64_t seed;
-  uint64_t at[RS_MAX_AT]; /* RS_AT: ascending content positions */
+  uint64_t *at; /* RS_AT: ascending content positions (owned: rs_spec_free) */
   size_t nat;
 } rs_spec;
 
 /* "recorded", "whole", "codepoint", "random:SEED" or "at:P[,P...]". 0, or
  * -1 with the reason in why. */
 int rs_parse(const char *s, rs_spec *out, char *why, size_t wl);
-/* The spec written back as rs_parse reads it. */
+/* An RS_AT spec of the n positions at (copied; ascending). */
+void rs_at(rs_spec *out, const uint64_t *at, size_t n);
+void rs_spec_free(rs_spec *s);
+/* The spec written back as rs_parse reads it (cut to fit n bytes). */
 void rs_format(const rs_spec *s, char *buf, size_t n);
 
 /* The content of a body: its provider events (with copies of their bytes)

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -33,7 +34,9 @@ struct up_entry {
   capture cap;
   up_behave how;
   char *token;
-  int refs; /* streams using it, and the list while it is in it */
+  int refs;     /* streams using it, and the list while it is in it */
+  int requests; /* requests that chose it (under the upstream's lock) */
+  sluice_endpoint asked;
 };
 
 struct upstream {
@@ -48,6 +51,7 @@ struct upstream {
   struct sockaddr_in addr;
   char url[96];
   up_limits lim;
+  int quiet;
 };
 
 void up_behave_default(up_behave *b) {
@@ -116,6 +120,13 @@ void upstream_remove(upstream *u, up_entry *e) {
 }
 
 const capture *up_entry_capture(const up_entry *e) { return &e->cap; }
+
+void up_entry_stats(upstream *u, up_entry *e, int *requests, sluice_endpoint *asked) {
+  pthread_mutex_lock(&u->mu);
+  *requests = e->requests;
+  *asked = e->asked;
+  pthread_mutex_unlock(&u->mu);
+}
 
 /* ---------------- one streamed response ---------------- */
 
@@ -366,7 +377,11 @@ static up_entry *choose(upstream *u, struct MHD_Connection *c, sluice_endpoint f
     }
     if (!pick) snprintf(why, wl, "no capture for the %s endpoint", sluice_endpoint_name(fam));
   }
-  if (pick) pick->refs++;
+  if (pick) {
+    pick->refs++;
+    pick->requests++;
+    pick->asked = fam;
+  }
   pthread_mutex_unlock(&u->mu);
   return pick;
 }
@@ -467,7 +482,11 @@ static enum MHD_Result answer_request(upstream *u, struct MHD_Connection *c, con
   up_entry *e = choose(u, c, fam, &a, why, sizeof why);
   if (!e) return reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
   enum MHD_Result rc;
-  if (e->how.status)
+  if (e->cap.family != SLUICE_ENDPOINT_UNKNOWN && e->cap.family != fam) {
+    snprintf(why, sizeof why, "capture %s answers %s, not %s", e->cap.name,
+             sluice_endpoint_name(e->cap.family), sluice_endpoint_name(fam));
+    rc = reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
+  } else if (e->how.status)
     rc = reply_error(c, fam, (unsigned)e->how.status, "sluice serve: an injected error status");
   else if (!a.stream)
     rc = reply_error(c, fam, MHD_HTTP_BAD_REQUEST,
@@ -528,8 +547,14 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---------------- the server ---------------- */
 
-upstream *upstream_new(size_t log_size) {
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+  const upstream *u = cls;
+  if (!u->quiet) vfprintf(stderr, fmt, ap);
+}
+
+upstream *upstream_new(size_t log_size, int quiet) {
   upstream *u = xcalloc(1, sizeof *u);
+  u->quiet = quiet;
   pthread_mutex_init(&u->mu, NULL);
   http_log_init(&u->log, log_size ? log_size : 256);
   up_limits_default(&u->lim);
@@ -554,7 +579,8 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
       NULL, NULL, handler, u, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
       completed, u, MHD_OPTION_URI_LOG_CALLBACK, begin, u, MHD_OPTION_THREAD_STACK_SIZE,
       (size_t)256 << 10, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)u->lim.idle_timeout,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)u->lim.max_connections, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)u->lim.max_connections, MHD_OPTION_EXTERNAL_LOGGER,
+      mhd_log, u, MHD_OPTION_END);
   if (!u->d) {
     tbuf_xprintf(err, "cannot listen: %s", strerror(errno));
     return -1;

@@ -43,8 +43,9 @@ int up_rechunk_parse(up_behave *b, const char *v, char *why, size_t wl);
 typedef struct upstream upstream;
 typedef struct up_entry up_entry;
 
-upstream *upstream_new(size_t log_size);
-
+/* quiet: libmicrohttpd's own messages (a connection reset on purpose, ...)
+ * are not printed. */
+upstream *upstream_new(size_t log_size, int quiet);
 /* What the server holds at most (the caps `sluice serve --help` lists). */
 typedef struct up_limits {
   size_t max_connections;   /* open at once; more are closed at once (default 512) */
@@ -62,6 +63,10 @@ up_entry *upstream_add(upstream *u, capture *c, const up_behave *how, const char
 /* Stops choosing e; it is freed once no stream uses it. */
 void upstream_remove(upstream *u, up_entry *e);
 const capture *up_entry_capture(const up_entry *e);
+/* How many requests chose e, and the endpoint the last one asked for. A
+ * request that names e's token at another endpoint than its capture's is
+ * answered 404 (and counted): the middleware asks elsewhere. */
+void up_entry_stats(upstream *u, up_entry *e, int *requests, sluice_endpoint *asked);
 /* Listens on addr (port 0: a free one) in threads of its own. 0, or -1
  * with the reason in err. */
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err);
