@@ -31,16 +31,12 @@ import sys
 import threading
 import time
 
+from edge_http import check, dechunk, recv_all, run_and_exit
+
 SLUICE, SRC, WORK, CASE = sys.argv[1:5]
 CAPS = os.path.join(SRC, "corpus", "captures")
 ONE = os.path.join(CAPS, "openai-chat-text-usage-done.sse")
-results = {"pass": 0, "fail": 0}
 procs = []
-
-
-def check(ok, what):
-    results["pass" if ok else "fail"] += 1
-    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
 
 
 class Server:
@@ -87,15 +83,7 @@ def raw(port, data, timeout=10, read=True):
         s.sendall(data)
     except OSError:
         return b""
-    got = b""
-    try:
-        while read:
-            b = s.recv(65536)
-            if not b:
-                break
-            got += b
-    except OSError:
-        pass
+    got = recv_all(s) if read else b""
     s.close()
     return got
 
@@ -113,23 +101,8 @@ def request(port, method, target, headers=(), body=b"", timeout=10):
         status = 0
     rest = got.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in got else b""
     if b"transfer-encoding: chunked" in got.split(b"\r\n\r\n")[0].lower():
-        rest = dechunk(rest)
+        rest = dechunk(rest) or b""
     return status, rest
-
-
-def dechunk(b):
-    out = b""
-    while b:
-        line, _, b = b.partition(b"\r\n")
-        try:
-            n = int(line.split(b";")[0], 16)
-        except ValueError:
-            break
-        if n == 0:
-            break
-        out += b[:n]
-        b = b[n + 2:]
-    return out
 
 
 STREAM = b'{"model":"m","stream":true}'
@@ -552,14 +525,8 @@ def upload(port, n, results, i):
     view = memoryview(body)
     for k in range(0, len(body), 1 << 20):
         s.sendall(view[k:k + (1 << 20)])
-    got = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        got += b
+    results[i] = recv_all(s)
     s.close()
-    results[i] = got
 
 
 def concurrent_uploads(port, n=16 << 20, k=8):
@@ -600,15 +567,7 @@ def main():
     import shutil
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    try:
-        globals()["case_" + CASE]()
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-    print("%d passed, %d failed" % (results["pass"], results["fail"]))
-    sys.exit(1 if results["fail"] else 0)
+    globals()["case_" + CASE]()
 
 
-main()
+run_and_exit(main, procs)

@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 
+from edge_http import check, dechunk, recv_all, run_and_exit
+
 ap = argparse.ArgumentParser()
 ap.add_argument("sluice")
 ap.add_argument("src")
@@ -33,13 +35,7 @@ a = ap.parse_args()
 
 CAP = os.path.join(a.src, "corpus", "captures", "openai-chat-text-usage-done.sse")
 WANT = open(CAP, "rb").read()
-results = {"pass": 0, "fail": 0}
 procs = []
-
-
-def check(ok, what):
-    results["pass" if ok else "fail"] += 1
-    print("%s %s" % ("ok  " if ok else "FAIL", what), flush=True)
 
 
 def start(args, cmd):
@@ -68,33 +64,13 @@ REQ = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
        b'{"model":"m","stream":true}')
 
 
-def dechunk(b):
-    out = b""
-    while b:
-        line, _, b = b.partition(b"\r\n")
-        try:
-            n = int(line.split(b";")[0], 16)
-        except ValueError:
-            return None
-        if n == 0:
-            return out
-        out += b[:n]
-        b = b[n + 2:]
-    return None
-
-
 def one_stream(port, hang_up):
     s = socket.create_connection(("127.0.0.1", port), timeout=30)
     try:
         s.sendall(REQ)
-        got = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            got += b
-            if hang_up and len(got) > 300:
-                return "hung up"
+        got = recv_all(s, 300 if hang_up else None)
+        if hang_up and len(got) > 300:
+            return "hung up"
         head, _, body = got.partition(b"\r\n\r\n")
         if not head.startswith(b"HTTP/1.1 200"):
             return "status %r" % head[:20]
@@ -190,12 +166,4 @@ def main():
         check(p.wait(timeout=30) == 0, "the server ends cleanly on SIGTERM")
 
 
-try:
-    main()
-finally:
-    for p in procs:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-print("%d passed, %d failed" % (results["pass"], results["fail"]))
-sys.exit(1 if results["fail"] else 0)
+run_and_exit(main, procs)

@@ -182,14 +182,8 @@ static const char *ending(const exchange *x) {
   return x->result == CURLE_OK ? "complete" : curl_easy_strerror(x->result);
 }
 
-static void free_exchange(void *cls) {
-  exchange *x = cls;
-  if (x->writing) {
-    const char *how = ending(x);
-    if (capw_close(&x->w, now_seconds() - x->t0, how) && !x->write_failed)
-      fprintf(stderr, "sluice record: %s: cannot write: %s\n", x->path, strerror(errno));
-    fprintf(stderr, "sluice record: wrote %s (%s)\n", x->path, how);
-  }
+/* Everything an exchange holds, freed with it. */
+static void drop_exchange(exchange *x) {
   if (x->multi) {
     curl_multi_remove_handle(x->multi, x->easy);
     curl_multi_cleanup(x->multi);
@@ -201,8 +195,20 @@ static void free_exchange(void *cls) {
   tbuf_free(&x->piece);
   http_req_free(&x->in);
   free(x->path);
-  atomic_fetch_add(&x->rec->done, 1);
   free(x);
+}
+
+/* A forwarded exchange's end: its capture closed, counted. */
+static void free_exchange(void *cls) {
+  exchange *x = cls;
+  if (x->writing) {
+    const char *how = ending(x);
+    if (capw_close(&x->w, now_seconds() - x->t0, how) && !x->write_failed)
+      fprintf(stderr, "sluice record: %s: cannot write: %s\n", x->path, strerror(errno));
+    fprintf(stderr, "sluice record: wrote %s (%s)\n", x->path, how);
+  }
+  atomic_fetch_add(&x->rec->done, 1);
+  drop_exchange(x);
 }
 
 static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -407,15 +413,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   (void)toe;
   exchange *x = *con_cls;
   if (x) { /* ended before it was forwarded */
-    if (x->multi) {
-      curl_multi_remove_handle(x->multi, x->easy);
-      curl_multi_cleanup(x->multi);
-    }
-    curl_easy_cleanup(x->easy);
-    curl_url_cleanup(x->url);
-    curl_slist_free_all(x->send_headers);
-    http_req_free(&x->in);
-    free(x);
+    drop_exchange(x);
     *con_cls = NULL;
   }
 }
