@@ -116,7 +116,8 @@ static int clean_headers(exchange_in *x, const import_ctx *ic, size_t n) {
     } else if (strcasecmp(key, "content-length") == 0 || strcasecmp(key, "transfer-encoding") == 0) {
       json_object_del(x->resp_headers, key);
     } else if (http_secret_header(key)) {
-      json_object_set_new(x->resp_headers, key, json_string(WIRE_REDACTED));
+      if (json_object_set_new(x->resp_headers, key, json_string(WIRE_REDACTED)))
+        die("out of memory");
     }
   }
   if (x->resp_body.n > ic->caps->max_body) {
@@ -270,7 +271,7 @@ static json_t *yheaders(ydoc *y, yaml_node_t *map) {
       val = ynode(y, val->data.sequence.items.top[-1]);
     if (!yscalar(y, val, &v, &vl)) continue;
     char *key = xstrndup(k, kl);
-    wire_set(o, key, wire_text(v, vl));
+    if (wire_set(o, key, wire_text(v, vl))) die("out of memory");
     free(key);
   }
   return o;
@@ -403,7 +404,7 @@ static json_t *har_headers(json_t *list) {
   json_array_foreach(list, i, h) {
     json_t *name = json_object_get(h, "name"), *value = json_object_get(h, "value");
     if (json_is_string(name) && json_is_string(value))
-      wire_set(o, json_string_value(name), json_incref(value));
+      if (wire_set(o, json_string_value(name), json_incref(value))) die("out of memory");
   }
   return o;
 }
@@ -441,7 +442,7 @@ static int har_entry(json_t *e, size_t n, const char *file, exchange_in *x) {
   json_t *mime = json_object_get(content, "mimeType");
   if (json_is_string(mime) && !json_object_get(x->resp_headers, "content-type") &&
       !json_object_get(x->resp_headers, "Content-Type"))
-    json_object_set(x->resp_headers, "Content-Type", mime);
+    if (json_object_set(x->resp_headers, "Content-Type", mime)) die("out of memory");
   /* Browsers store the body decoded already: no content coding applies. */
   json_object_del(x->resp_headers, "content-encoding");
   json_object_del(x->resp_headers, "Content-Encoding");

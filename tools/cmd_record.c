@@ -73,21 +73,24 @@ static int hop_by_hop(const char *name) {
 }
 
 /* A response header line ("Name: value\r\n") into x->resp_headers, the
- * name trimmed and made valid UTF-8 (a folded line is left out). */
-static void keep_header(exchange *x, const char *p, size_t len) {
+ * name trimmed and made valid UTF-8 (a folded line is left out). 0, or -1
+ * when out of memory. */
+static int keep_header(exchange *x, const char *p, size_t len) {
   const char *colon = memchr(p, ':', len);
-  if (!colon || p[0] == ' ' || p[0] == '\t') return;
+  if (!colon || p[0] == ' ' || p[0] == '\t') return 0;
   size_t nl = (size_t)(colon - p);
   while (nl && (p[nl - 1] == ' ' || p[nl - 1] == '\t')) nl--;
-  if (!nl) return;
+  if (!nl) return 0;
   const char *v = colon + 1;
   while (v < p + len && (*v == ' ' || *v == '\t')) v++;
   size_t vl = (size_t)(p + len - v);
   while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n')) vl--;
   char *name = xstrndup(p, nl);
-  if (json_object_size(x->resp_headers) < 200)
-    wire_set(x->resp_headers, name, wire_text(v, vl));
+  int rc = json_object_size(x->resp_headers) < 200
+               ? wire_set(x->resp_headers, name, wire_text(v, vl))
+               : 0;
   free(name);
+  return rc;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *cls) {
@@ -98,7 +101,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *cls) {
     x->resp_headers = json_object();
     return x->resp_headers ? len : 0;
   }
-  if (x->resp_headers) keep_header(x, p, len);
+  if (x->resp_headers && keep_header(x, p, len)) return 0; /* out of memory: ends it */
   if (len <= 2 && x->resp_headers && (p[0] == '\r' || p[0] == '\n')) {
     curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
     if (x->status >= 200) x->headers_done = 1;
