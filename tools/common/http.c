@@ -163,12 +163,13 @@ int http_collect(http_req *r, const char *data, size_t *size, const http_caps *c
   size_t n = *size;
   *size = 0;
   r->bytes += n;
-  if (r->too_big || r->over_total || r->io_error) return 1;
-  if (caps->max_body && r->bytes > caps->max_body) {
+  /* Over --max-body is the answer (413) even once the body was dropped for
+   * the total or a spill error. */
+  if (!r->too_big && caps->max_body && r->bytes > caps->max_body) {
     r->too_big = 1;
     drop_body(r);
-    return 1;
   }
+  if (r->too_big || r->over_total || r->io_error) return 1;
   wire_scan_feed(&r->scan, data, n);
   keep(r, data, n, caps);
   return 1;
