@@ -16,6 +16,10 @@ serve`, `sluice record` and `sluice capture import`, one CASE per CTest, on
            --max-capture against an endless upstream
   import   importers refuse statuses outside 100-599; same-named inputs do not
            overwrite each other
+  caps     the caps of both servers: 413 over --max-body, 503 past
+           --max-buffered while another upload is held (the next one answered
+           once it is done), --max-connections (one more is closed unanswered),
+           --log-size (the log keeps the last N)
   memory   16 MiB bodies x 8 at once through serve and record: peak RSS of each
            under 100 MB; the log stays small
 Prints "N passed, M failed".
@@ -514,6 +518,79 @@ def case_import():
                         os.path.join(WORK, "b", "same.yaml"), "--out", out])
     files = sorted(os.listdir(out))
     check(r.returncode == 0 and len(files) == 2, "capture import: two inputs named alike give two captures: %s" % files)
+
+
+# ---------------------------------------------------------------- caps
+
+def padded(n, mark=""):
+    """A streaming request body of n bytes (n > 100)."""
+    head = b'{"model":"m","stream":true,"mark":"%s","pad":"' % mark.encode()
+    return head + b"x" * (n - len(head) - 2) + b'"}'
+
+
+def held_upload(port, body, part):
+    """A socket that has sent the head and body[:part] of a request."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body[:part])
+    return s
+
+
+def finish_upload(s, body, part):
+    s.sendall(body[part:])
+    got = recv_all(s)
+    s.close()
+    return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
+
+
+def check_caps(name, port, big, held, over):
+    """413 over --max-body (big bytes); 503 for an upload of `over` bytes
+    while `held` bytes of another are held, which is then answered 200, and
+    the next one too; --max-connections 4."""
+    st, body = request(port, "POST", "/v1/chat/completions", [], padded(big))
+    check(st == 413 and b"max-body" in body, "%s: a body over --max-body is answered 413 (got %d)" % (name, st))
+    first = padded(over)
+    a = held_upload(port, first, held)
+    time.sleep(0.5)
+    st, body = request(port, "POST", "/v1/chat/completions", [], padded(over))
+    check(st == 503 and b"max-buffered" in body,
+          "%s: an upload past --max-buffered while %d bytes of another are held: 503 (got %d)" % (name, held, st))
+    st = finish_upload(a, first, held)
+    st2, _ = request(port, "POST", "/v1/chat/completions", [], padded(over))
+    check(st == 200 and st2 == 200, "%s: the held upload is answered %d, the next one %d (want 200)" % (name, st, st2))
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    st, _ = request(port, "POST", "/v1/chat/completions", [], STREAM)
+    took = time.monotonic() - t0
+    check(st == 0 and took < 3, "%s: a fifth connection past --max-connections 4 is closed unanswered "
+          "(status %d, %.1f s)" % (name, st, took))
+    for s in idle:
+        s.close()
+    time.sleep(0.5)
+    st, _ = request(port, "POST", "/v1/chat/completions", [], STREAM)
+    check(st == 200, "%s: once they close, a request is answered (got %d)" % (name, st))
+
+
+def case_caps():
+    caps = ["--max-connections", "4"]
+    srv = Server([ONE, "--max-body", "100000", "--max-buffered", "12000", "--log-size", "3"] + caps)
+    # serve holds at most 8 KiB of a body: two held ones pass 12000 bytes
+    check_caps("serve", srv.port, 100001, 10000, 20000)
+    for i in range(5):
+        request(srv.port, "POST", "/v1/chat/completions?n=%d" % i, [], STREAM)
+    st, log = request(srv.port, "GET", "/_sluice/log")
+    paths = [e.get("path") for e in json.loads(log)] if st == 200 else None
+    want = ["/v1/chat/completions?n=%d" % i for i in (2, 3, 4)]
+    check(paths == want, "serve: --log-size 3 keeps the last three requests (%s)" % paths)
+    up = Server([ONE])
+    rec = Server(["--upstream", up.url, "--out", os.path.join(WORK, "caps-rec"), "--max-body", "2000000",
+                  "--max-buffered", "1000000"] + caps, cmd="record")
+    # record holds a whole body (past 64 KiB in a file): 600000 + 900000 bytes pass 1000000
+    check_caps("record", rec.port, 2000001, 600000, 900000)
+    for s in (srv, rec, up):
+        rc, err = s.stop()
+        check(rc == 0, "the server ends cleanly (exit %d)" % rc)
 
 
 # ---------------------------------------------------------------- memory
