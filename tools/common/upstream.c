@@ -576,11 +576,11 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   u->d = MHD_start_daemon(
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
           MHD_USE_ERROR_LOG, 0,
-      NULL, NULL, handler, u, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
-      completed, u, MHD_OPTION_URI_LOG_CALLBACK, begin, u, MHD_OPTION_THREAD_STACK_SIZE,
-      (size_t)256 << 10, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)u->lim.idle_timeout,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)u->lim.max_connections, MHD_OPTION_EXTERNAL_LOGGER,
-      mhd_log, u, MHD_OPTION_END);
+      NULL, NULL, handler, u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u, /* first, or MHD says so */
+      MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, completed, u,
+      MHD_OPTION_URI_LOG_CALLBACK, begin, u, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)u->lim.idle_timeout, MHD_OPTION_CONNECTION_LIMIT,
+      (unsigned)u->lim.max_connections, MHD_OPTION_END);
   if (!u->d) {
     tbuf_xprintf(err, "cannot listen: %s", strerror(errno));
     return -1;
