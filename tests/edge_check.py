@@ -4,9 +4,12 @@ serve`, `sluice record` and `sluice capture import`, one CASE per CTest, on
 --deadline and killed at the end.
 
   crash    no request ends a server (invalid UTF-8 in header names and in
-           X-Sluice-Capture, cut inside a character); both answer and live on
+           X-Sluice-Capture, cut inside a character, a body nested 1200
+           deep); both answer and live on
   secrets  every variant of the audit planted through serve's /_sluice/log,
-           record's captures and imports; no output holds a planted secret
+           record's captures and imports (and bodies that are broken JSON,
+           too deep, plain text, or a number under a secret name); no output
+           holds a planted secret
   bombs    (run under `ulimit -v` 512 MB) a gzip bomb in a cassette and in a
            capture, deep YAML and an alias bomb: a clean error, quickly, no
            partial file
@@ -138,8 +141,10 @@ def case_crash():
          [b"X-Sluice-Capture: " + b"a" * 99 + "\u00e9\u00e9".encode()], 404),
         ("a header value not UTF-8", [b"X-Note: \xc3\x28\xff"], 200),
     ]
-    for what, headers, want in cases:
-        st, body = request(srv.port, "POST", "/v1/chat/completions", headers, STREAM)
+    deep = b'{"model":"m","stream":true,"x":' + b'{"a":' * 1200 + b"1" + b"}" * 1201
+    cases.append(("a body nested 1200 deep (jansson parses recursively)", [], 200, deep))
+    for what, headers, want, *body in cases:
+        st, body = request(srv.port, "POST", "/v1/chat/completions", headers, body[0] if body else STREAM)
         ok = st == want
         if want != 200:
             try:
@@ -152,12 +157,12 @@ def case_crash():
         log = json.loads(body)
     except ValueError:
         log = None
-    check(st == 200 and isinstance(log, list) and len(log) == 4,
+    check(st == 200 and isinstance(log, list) and len(log) == 5,
           "serve: /_sluice/log is valid JSON after them (%s entries)" % (len(log) if log else log))
     up = Server([ONE])
     rec = Server(["--upstream", up.url, "--out", os.path.join(WORK, "crash-rec")], cmd="record")
-    for what, headers, want in cases[:1] + cases[3:]:
-        st, body = request(rec.port, "POST", "/v1/chat/completions", headers, STREAM)
+    for what, headers, want, *body in cases[:1] + cases[3:]:
+        st, body = request(rec.port, "POST", "/v1/chat/completions", headers, body[0] if body else STREAM)
         check(st == want and rec.alive(), "record: %s: answered %d (want %d) and lives on" % (what, st, want))
     for s in (srv, up, rec):
         rc, err = s.stop()
@@ -218,7 +223,25 @@ def send_variants(port, path):
     form = ("model=m&api_key=%s&password=%s" % (planted(n), planted(n + 1))).encode()
     sts.append(request(port, "POST", path, [b"Content-Type: application/x-www-form-urlencoded"], form)[0])
     n += 2
-    return sts, n
+    # bodies jansson refuses or that are no form, and a number under a secret name
+    for b in odd_bodies(n):
+        sts.append(request(port, "POST", path, [], b)[0])
+    return sts, n + len(odd_bodies(n))
+
+
+SECRET_NUMBER = "918273645546372"
+
+
+def odd_bodies(n):
+    """Bodies that hold planted(n), planted(n + 1), ...: broken JSON, JSON
+    with a NUL, JSON nested 70 deep, plain text; and SECRET_NUMBER under a
+    secret name (each streaming, but the text)."""
+    head = '{"model":"m","stream":true,'
+    return [(head + '"api_key":"%s",}' % planted(n)).encode(),
+            (head + '"api_key":"%s","x":"a\\u0000b"}' % planted(n + 1)).encode(),
+            (head + '"x":' + '{"a":' * 70 + '{"api_key":"%s"}' % planted(n + 2) + '}' * 71).encode(),
+            ("api_key: %s\n" % planted(n + 3)).encode(),
+            (head + '"session_id":%s}' % SECRET_NUMBER).encode()]
 
 
 def leaks(text, upto):
@@ -301,8 +324,12 @@ def import_inputs(start):
                          "method": "POST", "headers": hdrs, "body": body.decode()},
              "response": {"status": {"code": 200, "message": "OK"}, "headers": resp_h,
                           "body": {"string": "data: {}\n\ndata: [DONE]\n\n"}}}
+    inters = [inter]
+    for b in odd_bodies(n):
+        inters.append(dict(inter, request=dict(inter["request"], body=b.decode())))
+    n += len(odd_bodies(n))
     yml = os.path.join(WORK, "secrets.yaml")
-    open(yml, "w").write(json.dumps({"interactions": [inter], "version": 1}))  # JSON is YAML
+    open(yml, "w").write(json.dumps({"interactions": inters, "version": 1}))  # JSON is YAML
     har_h = [{"name": k, "value": v[0]} for k, v in hdrs.items()]
     entry = {"request": {"url": "https://api.example.com/v1/chat/completions?" + q + "&%6Bey=" + planted(n),
                          "method": "POST", "headers": har_h,
@@ -318,11 +345,13 @@ def import_inputs(start):
 def case_secrets():
     srv = Server([ONE])
     sts, n = send_variants(srv.port, "/v1/chat/completions")
-    check(sts == [200, 400, 400, 400, 400, 400], "serve: the variants answered %s (malformed names: 400)" % sts)
+    want = [200, 400, 400, 400, 400, 400, 200, 200, 200, 400, 200]
+    check(sts == want, "serve: the variants answered %s (malformed names: 400)" % sts)
     st, log = request(srv.port, "GET", "/_sluice/log")
     text = log.decode("utf-8", "replace")
-    check(st == 200 and not leaks(text, n),
-          "serve's /_sluice/log holds none of %d planted secrets (leaked: %s)" % (n, leaks(text, n)))
+    found = leaks(text, n) + [SECRET_NUMBER] * (SECRET_NUMBER in text)
+    check(st == 200 and not found,
+          "serve's /_sluice/log holds none of %d planted secrets (leaked: %s)" % (n + 1, found))
     check("[redacted]" in text and '"max_tokens":5' in text,
           "serve's log redacts, and keeps what is no secret (max_tokens)")
     srv.stop()
@@ -331,20 +360,21 @@ def case_secrets():
     out = os.path.join(WORK, "secrets-rec")
     rec = Server(["--upstream", "http://127.0.0.1:%d" % up.port, "--out", out], cmd="record")
     sts, n2 = send_variants(rec.port, "/v1/chat/completions")
-    check(sts == [200, 400, 400, 400, 400, 200], "record: the variants answered %s (malformed names: 400)" % sts)
+    check(sts == [200, 400, 400, 400, 400, 200, 200, 200, 200, 200, 200],
+          "record: the variants answered %s (malformed names: 400)" % sts)
     rec.stop()
     up.close()
     text = "".join(open(os.path.join(out, f), encoding="utf-8", errors="replace").read() for f in os.listdir(out))
-    found = leaks(text, n2) + [s for s in (planted(90), planted(91)) if s in text]
-    check(len(os.listdir(out)) == 2 and not found,
+    found = leaks(text, n2) + [s for s in (planted(90), planted(91), SECRET_NUMBER) if s in text]
+    check(len(os.listdir(out)) == 7 and not found,
           "record's %d captures hold none of the planted secrets, its upstream's Set-Cookie : "
           "included (leaked: %s)" % (len(os.listdir(out)), found))
     inputs, n3 = import_inputs(100)
     out = os.path.join(WORK, "secrets-imp")
     r = run([SLUICE, "capture", "import", "--out", out] + inputs)
     text = "".join(open(os.path.join(out, f), encoding="utf-8", errors="replace").read() for f in os.listdir(out))
-    found = [planted(i) for i in range(100, n3) if planted(i) in text]
-    check(r.returncode == 0 and len(os.listdir(out)) == 2 and not found,
+    found = [planted(i) for i in range(100, n3) if planted(i) in text] + [SECRET_NUMBER] * (SECRET_NUMBER in text)
+    check(r.returncode == 0 and len(os.listdir(out)) == 7 and not found,
           "capture import: a cassette and a HAR with every variant, no secret written "
           "(exit %d, leaked: %s) %s" % (r.returncode, found, r.stderr[:200]))
 

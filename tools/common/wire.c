@@ -98,19 +98,41 @@ char *wire_scrub_form(const char *p, size_t n) {
   return tbuf_take(&out, NULL);
 }
 
+/* 1 when a name ends in "tokens": a count of tokens (max_tokens,
+ * maxOutputTokens, budget_tokens), whose number is no secret. */
+static int token_count(const char *name) {
+  char norm[512];
+  normalize(name, strlen(name), norm, sizeof norm);
+  size_t n = strlen(norm);
+  return n >= 6 && strcmp(norm + n - 6, "tokens") == 0;
+}
+
+/* A value under a secret name (the name it is under, or NULL in an array)
+ * that is replaced whole: a string, or a number but a count of tokens
+ * (true, false and null tell nothing). */
+static int secret_scalar(const json_t *v, const char *name) {
+  return json_is_string(v) || (json_is_number(v) && !(name && token_count(name)));
+}
+
 static int scrub_value(json_t *j, int hide, int depth) {
-  if (depth > 64) return 0; /* jansson's own depth limit is lower */
-  if (json_is_string(j)) return hide ? json_string_set(j, WIRE_REDACTED) : 0;
+  if (depth > WIRE_MAX_DEPTH) return -1;
   if (json_is_array(j)) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(j, i, v) if (scrub_value(v, hide, depth + 1)) return -1;
+    for (size_t i = 0; i < json_array_size(j); i++) {
+      json_t *v = json_array_get(j, i);
+      if (hide && secret_scalar(v, NULL) ? json_array_set_new(j, i, json_string(WIRE_REDACTED))
+                                   : scrub_value(v, hide, depth + 1))
+        return -1;
+    }
     return 0;
   }
   const char *key;
   json_t *v;
   json_object_foreach(j, key, v) {
-    if (scrub_value(v, hide || wire_secret_name(key, strlen(key)), depth + 1)) return -1;
+    int h = hide || wire_secret_name(key, strlen(key));
+    /* replacing the value of the current key does not disturb the iteration */
+    if (h && secret_scalar(v, key) ? json_object_set_new(j, key, json_string(WIRE_REDACTED))
+                              : scrub_value(v, h, depth + 1))
+      return -1;
   }
   return 0;
 }
@@ -221,7 +243,7 @@ static void scan_structure(wire_scan *s, char c) {
   } else if (c == '{' || c == '[') {
     if (s->depth == 0 && s->state == SC_START) s->top_object = c == '{', s->state = SC_KEY;
     else if (top && s->state == SC_VALUE) s->which = 0, s->state = SC_AFTER;
-    s->depth++;
+    if (++s->depth > s->max_depth) s->max_depth = s->depth;
     return;
   } else if (c == '}' || c == ']') {
     if (top && s->state == SC_VALUE) value_done(s);
@@ -267,6 +289,26 @@ void wire_scan_feed(wire_scan *s, const char *p, size_t n) {
 
 /* ---------------- what a log or capture keeps of a body ---------------- */
 
+/* 1 when p[0..n) is shaped like a form: name=value pairs ('&' or ';'
+ * between them) of visible ASCII without JSON's or markup's punctuation.
+ * Only such a body that is not JSON is kept as text: in any other text a
+ * secret could stand under no name the rule can see. */
+static int form_like(const char *p, size_t n) {
+  int has_eq = 0;
+  for (size_t i = 0; i <= n; i++) {
+    unsigned char c = i < n ? (unsigned char)p[i] : '&';
+    if (c == '&' || c == ';') {
+      if (!has_eq && i > 0 && p[i - 1] != '&' && p[i - 1] != ';') return 0;
+      has_eq = 0;
+    } else if (c == '=') {
+      has_eq = 1;
+    } else if (c <= 0x20 || c >= 0x7F || strchr("\"{}<>\\`", c)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static int set_body_text(json_t *dst, const char *p, size_t n) {
   char *form = wire_scrub_form(p, n);
   int rc = wire_set(dst, "body_text", wire_text(form, strlen(form)));
@@ -278,10 +320,14 @@ int wire_body_fields(json_t *dst, const char *p, size_t n, uint64_t total, size_
                      const wire_scan *s) {
   if (total == 0) return 0;
   if (n == total && n <= keep) {
-    json_t *j = json_loadb(p, n, 0, NULL);
+    /* jansson parses recursively, and a server thread's stack is small */
+    wire_scan depth;
+    wire_scan_init(&depth);
+    wire_scan_feed(&depth, p, n);
+    json_t *j = depth.max_depth <= WIRE_MAX_DEPTH ? json_loadb(p, n, 0, NULL) : NULL;
     if (j && wire_scrub_json(j) == 0) return json_object_set_new(dst, "body", j);
     json_decref(j);
-    return set_body_text(dst, p, n);
+    if (form_like(p, n)) return set_body_text(dst, p, n);
   }
   if (json_object_set_new(dst, "body_bytes", json_integer((json_int_t)total))) return -1;
   if (s && s->has_model && json_object_set_new(dst, "model", wire_text(s->model, strlen(s->model))))

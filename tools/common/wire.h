@@ -33,10 +33,13 @@ int wire_header_name_ok(const char *name);
 char *http_scrub_path(const char *path);
 /* Form-encoded text (a=b&c=d) the same way; malloc'd, NUL-terminated. */
 char *wire_scrub_form(const char *p, size_t n);
-/* Every string under a secret key of j (top-level or nested, and every
- * string inside such a value) replaced by "[redacted]", in place; numbers,
- * booleans and null are kept (a max_tokens is no secret). 0, or -1 when
- * jansson refuses (out of memory). */
+#define WIRE_MAX_DEPTH 64 /* a kept JSON body nested deeper is not parsed */
+
+/* Every string or number under a secret key of j (top-level or nested,
+ * and inside arrays and objects under it) replaced by "[redacted]", in
+ * place; booleans and null are kept, and so is the number of a key ending
+ * in "tokens" (a max_tokens is a count, no secret). 0, or -1 when jansson
+ * refuses (out of memory) or j nests deeper than WIRE_MAX_DEPTH. */
 int wire_scrub_json(json_t *j);
 
 /* The longest prefix of s[0..n) of at most max bytes that does not end
@@ -53,6 +56,7 @@ int wire_set(json_t *o, const char *key, json_t *v);
  * "stream" (true or false), as the last of each. */
 typedef struct wire_scan {
   int depth, in_str, esc, state, top_object;
+  int max_depth;      /* the deepest nesting seen */
   char key[16];       /* the current top-level key, when short */
   size_t key_n;
   int key_long;
@@ -69,9 +73,10 @@ void wire_scan_feed(wire_scan *s, const char *p, size_t n);
 
 /* The fields a log or a capture keeps of a request body of `total` bytes
  * whose first n bytes are p (all of it when n == total), set in dst: a
- * body of at most keep bytes as "body" (JSON, scrubbed) or "body_text"
- * (form-scrubbed, valid UTF-8); a larger one as "body_bytes" with the
- * scanned "model" and "stream". 0, or -1 when out of memory. */
+ * body of at most keep bytes as "body" (JSON nested at most WIRE_MAX_DEPTH
+ * deep, scrubbed) or "body_text" (shaped like a form, form-scrubbed); any
+ * other as "body_bytes" with the scanned "model" and "stream". 0, or -1
+ * when out of memory. */
 int wire_body_fields(json_t *dst, const char *p, size_t n, uint64_t total, size_t keep,
                      const wire_scan *s);
 
