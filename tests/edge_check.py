@@ -15,8 +15,9 @@ serve`, `sluice record` and `sluice capture import`, one CASE per CTest, on
            partial file
   redirect record refuses targets that are not origin-form (400) and never
            connects anywhere but --upstream
-  record   record's caps: 413 over --max-body, client_closed, --idle-timeout,
-           --max-capture against an endless upstream
+  record   record's caps: 413 over --max-body, client_closed, --idle-timeout
+           (which a slow answer, in serve too, does not trip), --max-capture
+           against an endless upstream
   import   importers refuse statuses outside 100-599; same-named inputs do not
            overwrite each other
   caps     the caps of both servers: 413 over --max-body, 503 past
@@ -507,6 +508,46 @@ def case_record():
     check(closed and took < 6, "record: an idle connection is closed after --idle-timeout 2 (%.1f s)" % took)
     rec.stop()
     up.stop()
+    # the server's own waits are not the client's idleness: an answer whose
+    # first byte takes 2.5 s, through serve and record with --idle-timeout 1
+    want = open(ONE, "rb").read()
+    up = Server([ONE, "--ttft", "2500", "--idle-timeout", "1"])
+    out = os.path.join(WORK, "rec-slow")
+    rec = Server(["--upstream", up.url, "--out", out, "--idle-timeout", "1"], cmd="record")
+    for name, port in (("serve", up.port), ("record", rec.port)):
+        st, body = request(port, "POST", "/v1/chat/completions", [], STREAM)
+        check(st == 200 and body == want, "%s: an answer whose first byte takes 2.5 s is whole under "
+              "--idle-timeout 1 (%d, %d of %d bytes)" % (name, st, len(body), len(want)))
+    rec.stop()
+    up.stop()
+    files = os.listdir(out)
+    end = capture_end(os.path.join(out, files[0])) if files else None
+    check(end == "complete", "record: its capture ends %r" % end)
+    # while a client that stops reading a long answer is still timed out
+    big = os.path.join(WORK, "big.sse")
+    ev = 'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n' % ("y" * 1000)
+    open(big, "w").write(ev * 8000 + "data: [DONE]\n\n")
+    one = Server([big, "--idle-timeout", "1"])
+    up = Server([big])  # record's upstream keeps the default: only record times out
+    rec = Server(["--upstream", up.url, "--out", os.path.join(WORK, "rec-big"), "--idle-timeout", "1"],
+                 cmd="record")
+    for name, srv in (("serve", one), ("record", rec)):
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" %
+                  len(STREAM) + STREAM)
+        s.recv(100)
+        base = srv.fds()
+        t0 = time.monotonic()
+        while srv.fds() >= base and time.monotonic() - t0 < 8:
+            time.sleep(0.2)
+        took = time.monotonic() - t0
+        got = 100 + len(recv_all(s))
+        s.close()
+        check(took < 5 and got < os.path.getsize(big),
+              "%s: a client that stops reading an 8 MB answer is closed after --idle-timeout 1 "
+              "(%.1f s, %d KB sent)" % (name, took, got // 1024))
+    for s in (rec, up, one):
+        s.stop()
     endless = FakeUpstream(endless=True)
     out2 = os.path.join(WORK, "rec-endless")
     rec = Server(["--upstream", "http://127.0.0.1:%d" % endless.port, "--out", out2, "--max-capture", "1048576"],

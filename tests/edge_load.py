@@ -74,7 +74,8 @@ def one_stream(port, hang_up):
         head, _, body = got.partition(b"\r\n\r\n")
         if not head.startswith(b"HTTP/1.1 200"):
             return "status %r" % head[:20]
-        return "ok" if dechunk(body) == WANT else "differs"
+        got = dechunk(body)
+        return "ok" if got == WANT else "cut short" if got is None else "differs"
     finally:
         s.close()
 

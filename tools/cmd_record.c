@@ -61,6 +61,7 @@ typedef struct exchange {
   int client_end;    /* the client was given the end of the answer */
   char *path;
   const char *method;
+  struct MHD_Connection *conn; /* the client's, once forwarded */
 } exchange;
 
 static int hop_by_hop(const char *name) {
@@ -171,6 +172,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max) {
     memcpy(buf, x->piece.p + x->piece_off, n);
     x->piece_off += n;
     if (x->piece_off == x->piece.n) x->piece.n = x->piece_off = 0;
+    http_still_busy(x->conn, (unsigned)x->rec->lim.idle_timeout);
     return (ssize_t)n;
   }
   x->client_end = 1;
@@ -403,7 +405,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   if (why) return reply(c, st, why); /* completed() frees x */
   *con_cls = NULL; /* from here the response owns it (free_exchange) */
   x->t0 = now_seconds();
+  x->conn = c;
   pump(x, 1);
+  http_still_busy(c, (unsigned)rec->lim.idle_timeout); /* waiting for the upstream is not idling */
   /* The capture begins once the status and headers are known. */
   open_capture(x, c, url, method);
   return pass_on(x, c);

@@ -195,6 +195,12 @@ void http_req_free(http_req *r) {
   r->target = NULL;
 }
 
+void http_still_busy(struct MHD_Connection *c, unsigned idle) {
+  /* setting a timeout after none restarts the timer (microhttpd.h) */
+  MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+  MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+}
+
 enum MHD_Result http_reply(struct MHD_Connection *c, unsigned status, const char *json) {
   if (!json) json = "{\"error\":{\"message\":\"sluice: out of memory\",\"type\":\"server_error\"}}";
   struct MHD_Response *r =

@@ -75,6 +75,12 @@ void http_req_free(http_req *r);
  * visible ASCII (no '#' and no backslash). */
 int http_origin_form(const char *target);
 
+/* Restarts c's idle timer (--idle-timeout, `idle` seconds): called as a
+ * streamed answer hands out bytes, so that the server's own waits (a
+ * recorded pause, an upstream's silence) do not count as the client's
+ * idleness, while a client that stops reading still times out. */
+void http_still_busy(struct MHD_Connection *c, unsigned idle);
+
 /* Queues a complete response (a JSON body; NULL: a fixed out-of-memory
  * error). */
 enum MHD_Result http_reply(struct MHD_Connection *c, unsigned status, const char *json);

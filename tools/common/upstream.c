@@ -141,6 +141,7 @@ typedef struct stream {
   sluice_rng rng;
   double t0, last;
   int fd;
+  struct MHD_Connection *conn;
 #ifdef SLUICE_HAVE_ZLIB
   z_stream z;
 #endif
@@ -281,6 +282,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max) {
       memcpy(buf, s->out.p + s->out_off, n);
       s->out_off += n;
       if (s->out_off == s->out.n) s->out.n = s->out_off = 0;
+      http_still_busy(s->conn, (unsigned)s->u->lim.idle_timeout);
       return (ssize_t)n;
     }
     switch (s->ending) {
@@ -425,6 +427,7 @@ static enum MHD_Result stream_capture(upstream *u, struct MHD_Connection *c, slu
   s->t0 = s->last = now_seconds();
   const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
   s->fd = ci ? ci->connect_fd : -1;
+  s->conn = c;
   /* Each piece goes out when it is due, not when Nagle's algorithm lets a
    * small write go (after the peer's delayed ACK). */
   int one = 1;
