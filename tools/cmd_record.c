@@ -456,8 +456,9 @@ static const opt recorder_options[] = {
      .min = 1, .max = 100000, .help = "client connections open at once; more are closed "
                                       "at once (default 256)"},
     {"idle-timeout", 0, "S", OPT_SIZE, OPT_AT(recorder, lim.idle_timeout, size_t), .min = 1,
-     .max = 86400, .help = "close a client connection that sends nothing for S seconds "
-                           "(default 60)"},
+     .max = 86400, .help = "close a client connection whose client sends nothing, or reads "
+                           "nothing of the answer, for S seconds (default 60; the "
+                           "upstream's silences do not count)"},
     {0}};
 
 static const opt record_options[] = {

@@ -92,7 +92,9 @@ static const opt ending_options[] = {
      .min = 1, .max = 100000,
      .help = "connections open at once; more are closed at once (default 512)"},
     {"idle-timeout", 0, "S", OPT_SIZE, OPT_AT(serve_args, lim.idle_timeout, size_t), .min = 1,
-     .max = 86400, .help = "close a connection that sends nothing for S seconds (default 60)"},
+     .max = 86400, .help = "close a connection whose client sends nothing, or reads nothing of "
+                             "the answer, for S seconds (default 60; the recording's own "
+                             "pauses do not count)"},
     {"max-body", 0, "BYTES", OPT_SIZE, OPT_AT(serve_args, lim.max_body, size_t), .min = 1,
      .help = "a request body over BYTES is answered 413 (default 16 MiB); a body is read as "
              "it streams, only its \"model\" and \"stream\" taken, at most 8 KiB held"},
