@@ -668,7 +668,8 @@ def case_caps():
 
 def upload(port, n, results, i):
     s = socket.create_connection(("127.0.0.1", port), timeout=60)
-    body = b'{"model":"m","stream":true,"messages":[' + b'"' + b"x" * (n - 50) + b'"]}'
+    item = b'{"role":"user","content":"hi"},'  # an array of small objects: a costly tree
+    body = b'{"model":"m","stream":true,"messages":[' + item * ((n - 70) // len(item)) + b'{}]}'
     s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body))
     view = memoryview(body)
     for k in range(0, len(body), 1 << 20):
