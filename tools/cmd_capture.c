@@ -590,12 +590,12 @@ static const opt_cmd capture_cmd = {
         "  *.chunks.txt    AI SDK fixtures (one provider chunk per line): checked line\n"
         "                  by line and written as .chunks.jsonl\n"
         "Captures are written as DIR/NAME-N.capture.jsonl (N: the interaction or entry,\n"
-        "from 1; two inputs of the same NAME get NAME, NAME~2, ...), each whole or not at\n"
-        "all, without recorded times (`sluice serve` then paces them with --ttft and\n"
-        "--gap). Statuses must be 100 to 599. Secrets are redacted by one rule: a header,\n"
-        "query or form parameter or JSON key whose name contains auth, token, key,\n"
-        "secret, cookie, sig, passw, pwd, session or credential. Each file written is\n"
-        "printed.\n",
+        "from 1; two inputs of the same NAME get NAME, NAME~2, ...), each whole or not\n"
+        "at all, without recorded times (`sluice serve` then paces them with --ttft and\n"
+        "--gap). Statuses must be 100 to 599. Secrets are redacted by one rule: a\n"
+        "header, query or form parameter or JSON key whose name contains auth, token,\n"
+        "key, secret, cookie, sig, passw, pwd, session or credential. Each file written\n"
+        "is printed.\n",
     .tables = {capture_options},
     .operands = "FILE...",
     .min_operands = 1,
