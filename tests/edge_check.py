@@ -17,7 +17,8 @@ serve`, `sluice record` and `sluice capture import`, one CASE per CTest, on
            connects anywhere but --upstream
   record   record's caps: 413 over --max-body, client_closed, --idle-timeout
            (which a slow answer, in serve too, does not trip), --max-capture
-           against an endless upstream
+           against an endless upstream; a second run into the same --out
+           writes over nothing
   import   importers refuse statuses outside 100-599; same-named inputs do not
            overwrite each other
   caps     the caps of both servers: 413 over --max-body, 503 past
@@ -519,10 +520,18 @@ def case_record():
         check(st == 200 and body == want, "%s: an answer whose first byte takes 2.5 s is whole under "
               "--idle-timeout 1 (%d, %d of %d bytes)" % (name, st, len(body), len(want)))
     rec.stop()
-    up.stop()
     files = os.listdir(out)
     end = capture_end(os.path.join(out, files[0])) if files else None
     check(end == "complete", "record: its capture ends %r" % end)
+    # a second run into the same --out numbers its captures after the first's
+    rec = Server(["--upstream", up.url, "--out", out], cmd="record")
+    request(rec.port, "POST", "/v1/chat/completions", [], STREAM)
+    rec.stop()
+    up.stop()
+    files = sorted(os.listdir(out))
+    check(files == ["0001-openai-chat.capture.jsonl", "0002-openai-chat.capture.jsonl"] and
+          capture_end(os.path.join(out, files[0])) == "complete",
+          "record: a second run into the same --out writes over nothing (%s)" % files)
     # while a client that stops reading a long answer is still timed out
     big = os.path.join(WORK, "big.sse")
     ev = 'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n' % ("y" * 1000)

@@ -11,8 +11,11 @@
 #include "tools.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -301,6 +304,23 @@ static int start_transfer(exchange *x, const char *method) {
   return curl_multi_add_handle(x->multi, x->easy) == CURLM_OK ? 0 : -1;
 }
 
+/* The highest N of the DIR/N-FAMILY.capture.jsonl already there: a new run
+ * numbers its captures after them instead of writing over them. */
+static unsigned long last_number(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  unsigned long last = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    if (!isdigit((unsigned char)e->d_name[0])) continue;
+    unsigned long n = strtoul(e->d_name, &end, 10);
+    if (*end == '-' && strstr(end, ".capture.jsonl") && n > last && n < ULONG_MAX / 2) last = n;
+  }
+  closedir(d);
+  return last;
+}
+
 /* The exchange's capture file, begun once the status and headers are
  * known: its header, then the piece received so far. */
 static void open_capture(exchange *x, struct MHD_Connection *c, const char *url,
@@ -477,15 +497,16 @@ static const opt_cmd record_cmd = {
     .intro =
         "A recording proxy: every request is forwarded to URL (its path and query\n"
         "appended), the answer streams back unchanged as it arrives, and each exchange\n"
-        "is written to DIR/NNNN-FAMILY.capture.jsonl: the request and the response\n"
-        "status and headers, then every piece of the body with its time, and how it\n"
-        "ended (complete, client_closed, max_capture or the upstream's error). Secrets\n"
-        "are redacted by one rule: a header, query or form parameter or JSON key whose\n"
-        "name contains auth, token, key, secret, cookie, sig, passw, pwd, session or\n"
-        "credential. A request body is kept whole in the capture up to 64 KiB, else as\n"
-        "its size, model and stream flag. Only origin-form targets (/path?query) are\n"
-        "forwarded (400 otherwise), always to --upstream's host. Replay one with\n"
-        "`sluice replay` or serve it with `sluice serve`.\n",
+        "is written to DIR/NNNN-FAMILY.capture.jsonl (numbered after those already in\n"
+        "DIR): the request and the response status and headers, then every piece of\n"
+        "the body with its time, and how it ended (complete, client_closed,\n"
+        "max_capture or the upstream's error). Secrets are redacted by one rule: a\n"
+        "header, query or form parameter or JSON key whose name contains auth, token,\n"
+        "key, secret, cookie, sig, passw, pwd, session or credential. A request body is\n"
+        "kept whole in the capture up to 64 KiB, else as its size, model and stream\n"
+        "flag. Only origin-form targets (/path?query) are forwarded (400 otherwise),\n"
+        "always to --upstream's host. Replay one with `sluice replay` or serve it with\n"
+        "`sluice serve`.\n",
     .tables = {recorder_options, record_options},
 };
 
@@ -535,6 +556,7 @@ static int setup(recorder *rec, record_args *a, struct sockaddr_in *addr, int ar
     fprintf(stderr, "sluice record: cannot create %s: %s\n", rec->out, strerror(errno));
     return 2;
   }
+  atomic_store(&rec->seq, last_number(rec->out));
   return -1;
 }
 
