@@ -1329,7 +1329,8 @@ static sluice_status monitor_finish(sluice_filter *f) {
 
 static void monitor_destroy(sluice_filter *f) { free_history((monitor *)f); }
 
-static const sluicep_vtable monitor_vt = {"monitor", monitor_feed, monitor_finish, monitor_destroy};
+static const sluicep_vtable monitor_vt = {"monitor", monitor_feed, monitor_finish, monitor_destroy,
+                                          NULL};
 
 /* ---------------- construction ---------------- */
 

@@ -86,6 +86,9 @@ typedef struct think {
   /* Stream offsets, so an error names the same byte for every chunking. */
   uint64_t consumed;      /* bytes consumed before the current process call */
   const char *proc_start; /* the buffer of the current process call */
+  /* where a stream starts (start_in, expect_only_closing): for sluice_reset */
+  int start_inside;
+  enum phase start_phase;
 } think;
 
 static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
@@ -682,7 +685,25 @@ static void think_destroy(sluice_filter *f) {
   sluicep_buf_free(&t->block);
 }
 
-static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think_destroy};
+/* sluice_reset: the stream state as the constructor leaves it; the
+ * patterns, tables and buffers stay. */
+static void think_reset(sluice_filter *f) {
+  think *t = (think *)f;
+  t->hold.len = 0;
+  t->open_seen.len = 0;
+  t->block.len = 0;
+  t->thought_start = 0;
+  t->cp = 0;
+  memset(&t->u8, 0, sizeof t->u8);
+  t->consumed = 0;
+  t->proc_start = NULL;
+  set_inside(t, t->start_inside);
+  t->phase = t->start_phase;
+  set_quick(t);
+}
+
+static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think_destroy,
+                                        think_reset};
 
 /* ---------------- construction ---------------- */
 
@@ -850,6 +871,8 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
   }
   if (o->mode == SLUICE_THINK_ANCHORED)
     t->phase = o->expect_only_closing ? CLOSE_ONLY : SEEK;
+  t->start_inside = t->inside;
+  t->start_phase = t->phase;
   set_quick(t);
   *out = f;
   return SLUICE_OK;

@@ -668,7 +668,7 @@ static void capture_destroy(sluice_filter *f) {
 }
 
 static const sluicep_vtable capture_vt = {"capture", capture_feed, capture_finish,
-                                          capture_destroy};
+                                          capture_destroy, NULL};
 
 uint64_t sluice_capture_source(const sluice_filter *f) {
   return f && f->vt == &capture_vt ? ((const capture *)f)->source : 0;

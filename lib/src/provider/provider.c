@@ -689,9 +689,9 @@ static void provider_destroy(sluice_filter *f) {
 }
 
 static const sluicep_vtable provider_vt = {"provider", provider_feed, provider_finish,
-                                           provider_destroy};
+                                           provider_destroy, NULL};
 static const sluicep_vtable detect_vt = {"detect", provider_feed, provider_finish,
-                                         provider_destroy};
+                                         provider_destroy, NULL};
 
 static const char *const provider_names[SLUICE_PROVIDER_COUNT] = {
     "auto", "openai", "completions", "responses", "anthropic", "ollama", "gemini", "cohere",
