@@ -1,7 +1,8 @@
 /*
  * test_tools.c: the shared tool code below the commands: canonical base64,
  * readable bytes, the JSON writer, split modes, the minimizer, the answer
- * comparison and the collector comparison.
+ * comparison, the collector comparison and the gate's protocol mapping
+ * (norm.h, one check per rule).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "bytes.h"
 #include "chunking.h"
 #include "jsonw.h"
+#include "norm.h"
 #include "outcmp.h"
 #include "testutil.h"
 
@@ -243,6 +245,106 @@ static void test_output_compare(void) {
   sluice_output_free(b);
 }
 
+/* Reads body as endpoint e into o and settles it for client; the body
+ * must read. */
+static void norm_read(outcome *o, const char *body, sluice_endpoint e, sluice_endpoint client) {
+  char why[200] = "";
+  outcome_init(o);
+  CHECK(outcome_read(o, body, strlen(body), e, why, sizeof why) == 0);
+  outcome_settle(o, client);
+}
+
+/* 1 when a (read as ea) and b (as eb) differ for a client of eb's protocol. */
+static int norm_differ(const char *a, sluice_endpoint ea, const char *b, sluice_endpoint eb,
+                       char *why, size_t wl) {
+  outcome x, y;
+  norm_read(&x, a, ea, eb);
+  norm_read(&y, b, eb, eb);
+  int d = outcome_compare(&x, &y, why, wl);
+  outcome_free(&x);
+  outcome_free(&y);
+  return d;
+}
+
+#define OA(delta, fin)                                                                  \
+  "data: {\"choices\":[{\"index\":0,\"delta\":" delta ",\"finish_reason\":" fin "}]}\n\n"
+#define AN(type, json) "event: " type "\ndata: {\"type\":\"" type "\"" json "}\n\n"
+#define AN_START AN("message_start", ",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[]}")
+#define AN_STOP(reason)                                                                   \
+  AN("message_delta", ",\"delta\":{\"stop_reason\":\"" reason "\"}") AN("message_stop", "")
+
+static void test_norm(void) {
+  const sluice_endpoint OAI = SLUICE_ENDPOINT_OPENAI_CHAT, ANT = SLUICE_ENDPOINT_ANTHROPIC,
+                        OLL = SLUICE_ENDPOINT_OLLAMA_CHAT;
+  char why[300];
+  /* Rule 1: each protocol's words for the same end. */
+  char out[48];
+  norm_finish(ANT, "end_turn", 8, out, sizeof out);
+  CHECK(strcmp(out, "stop") == 0);
+  norm_finish(SLUICE_ENDPOINT_GEMINI, "MAX_TOKENS", 10, out, sizeof out);
+  CHECK(strcmp(out, "length") == 0);
+  norm_finish(SLUICE_ENDPOINT_COHERE, "TOOL_CALL", 9, out, sizeof out);
+  CHECK(strcmp(out, "tool_calls") == 0);
+  norm_finish(OAI, "end_turn", 8, out, sizeof out); /* not OpenAI's word */
+  CHECK(strncmp(out, "raw:", 4) == 0);
+  /* Rules 1 and 3: reasoning and text through OpenAI chat and Anthropic agree. */
+  const char *oai = OA("{\"reasoning_content\":\"hm\"}", "null") OA("{\"content\":\"Hi\"}", "null")
+      OA("{}", "\"stop\"") "data: [DONE]\n\n";
+  const char *ant = AN_START
+      AN("content_block_start", ",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}")
+      AN("content_block_delta", ",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}")
+      AN("content_block_stop", ",\"index\":0")
+      AN("content_block_start", ",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}")
+      AN("content_block_delta", ",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}")
+      AN("content_block_stop", ",\"index\":1") AN_STOP("end_turn");
+  CHECK(norm_differ(oai, OAI, ant, ANT, why, sizeof why) == 0);
+  /* ... and reasoning carried as text is not reasoning. */
+  const char *leaked = OA("{\"content\":\"hmHi\"}", "null") OA("{}", "\"stop\"") "data: [DONE]\n\n";
+  CHECK(norm_differ(oai, OAI, leaked, OAI, why, sizeof why) == 1 && strstr(why, "text of choice 0"));
+  /* Rule 1: a reason outside the protocol's vocabulary differs. */
+  const char *wrong = OA("{\"reasoning_content\":\"hm\"}", "null") OA("{\"content\":\"Hi\"}", "null")
+      OA("{}", "\"end_turn\"") "data: [DONE]\n\n";
+  CHECK(norm_differ(oai, OAI, wrong, OAI, why, sizeof why) == 1 && strstr(why, "finish"));
+  /* Rules 2 and 4: Ollama's stop after a call is tool_calls; ids aside,
+   * arguments compared as JSON values. */
+  const char *calls = OA("{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\","
+                         "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1, \\\"b\\\": [2]}\"}}]}",
+                         "null") OA("{}", "\"tool_calls\"") "data: [DONE]\n\n";
+  const char *ollama =
+      "{\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":"
+      "{\"name\":\"f\",\"arguments\":{\"b\":[2],\"a\":1}}}]},\"done\":false}\n"
+      "{\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n";
+  CHECK(norm_differ(calls, OAI, ollama, OLL, why, sizeof why) == 0);
+  const char *other_id = OA("{\"tool_calls\":[{\"index\":0,\"id\":\"call_zz\",\"type\":\"function\","
+                            "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"b\\\":[2],\\\"a\\\":1}\"}}]}",
+                            "null") OA("{}", "\"tool_calls\"") "data: [DONE]\n\n";
+  CHECK(norm_differ(calls, OAI, other_id, OAI, why, sizeof why) == 0);
+  const char *other_args = OA("{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\","
+                              "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":2,\\\"b\\\":[2]}\"}}]}",
+                              "null") OA("{}", "\"tool_calls\"") "data: [DONE]\n\n";
+  CHECK(norm_differ(calls, OAI, other_args, OAI, why, sizeof why) == 1 && strstr(why, "argument"));
+  /* Rule 6: a refusal is text for an Anthropic client, a field for OpenAI's. */
+  const char *refusal = OA("{\"refusal\":\"No.\"}", "null") OA("{}", "\"stop\"") "data: [DONE]\n\n";
+  const char *ant_text = AN_START
+      AN("content_block_start", ",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}")
+      AN("content_block_delta", ",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"No.\"}")
+      AN("content_block_stop", ",\"index\":0") AN_STOP("end_turn");
+  CHECK(norm_differ(refusal, OAI, ant_text, ANT, why, sizeof why) == 0);
+  const char *oai_text = OA("{\"content\":\"No.\"}", "null") OA("{}", "\"stop\"") "data: [DONE]\n\n";
+  CHECK(norm_differ(refusal, OAI, oai_text, OAI, why, sizeof why) == 1);
+  /* Rule 7: a stream cut before its end, or with an error, failed; the
+   * content before it still counts. */
+  outcome o;
+  norm_read(&o, OA("{\"content\":\"Hi\"}", "null"), OAI, OAI);
+  CHECK(o.failed && !o.complete && o.ch[0].text.n == 2);
+  outcome_free(&o);
+  norm_read(&o, AN_START AN("error", ",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}"),
+            ANT, ANT);
+  CHECK(o.failed && o.errors == 1);
+  outcome_free(&o);
+  CHECK(norm_differ(oai, OAI, OA("{\"reasoning_content\":\"hm\"}", "null"), OAI, why, sizeof why) == 1);
+}
+
 int main(void) {
   test_base64();
   test_show();
@@ -251,5 +353,6 @@ int main(void) {
   test_minimizer();
   test_answers();
   test_output_compare();
+  test_norm();
   return test_report("test_tools");
 }

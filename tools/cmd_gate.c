@@ -56,6 +56,12 @@ static const opt gate_options[] = {
     {"resplit", 0, "MODES", OPT_STRING, OPT_AT(gate_opts, resplit, const char *),
      .help = "the model's deltas cut again: whole, single (every single cut, or --max-single "
              "of them), codepoint, random, all or none (default all)"},
+    {"suite", 0, "LIST", OPT_STRING, OPT_AT(gate_opts, suites, const char *),
+     .help = "cases from the golden suites too: think, clean, harmony (their texts as a "
+             "choice's content), json (as a tool call's arguments), sse (one stream in each "
+             "SSE framing: CRLF, CR, BOM, comments, ...) or all; comma-separated"},
+    {"suite-as", 0, "PROTOCOL", OPT_STRING, OPT_AT(gate_opts, suite_as, const char *),
+     .help = "the suites' streams as openai-chat (default) or anthropic"},
     {"max-single", 0, "N", OPT_U64, OPT_AT(gate_opts, max_single, uint64_t), .min = 1,
      .help = "single cuts per case at most, evenly spread (default 48)"},
     {"rechunk", 0, "MODES", OPT_STRING, OPT_AT(gate_opts, rechunk, const char *),
@@ -82,7 +88,7 @@ static const opt gate_options[] = {
 
 static const opt_cmd gate_cmd = {
     .name = "gate",
-    .synopsis = "--url URL [options] CAPTURE-OR-DIR...",
+    .synopsis = "--url URL [options] [CAPTURE-OR-DIR...]",
     .intro =
         "Checks a running middleware (a gateway, a proxy) over HTTP. It sits between the\n"
         "gate's client and the gate's mock upstream (in this process, on 127.0.0.1): for\n"
@@ -97,7 +103,7 @@ static const opt_cmd gate_cmd = {
              "not start or answer.\n",
     .tables = {gate_options},
     .operands = "CAPTURE-OR-DIR",
-    .min_operands = 1,
+    .min_operands = 0, /* captures, or --suite */
 };
 
 /* ---------------- setup ---------------- */

@@ -127,17 +127,7 @@ static int resplit_capture(capture *c, const rs_spec *spec) {
     tbuf_free(&body);
     return -1;
   }
-  free(c->body.p);
-  free(c->pieces);
-  c->pieces = xcalloc(n ? n : 1, sizeof *c->pieces);
-  for (size_t i = 0; i < n; i++) {
-    c->pieces[i].off = i ? ends[i - 1] : 0;
-    c->pieces[i].len = ends[i] - c->pieces[i].off;
-    c->pieces[i].t = -1;
-  }
-  c->npieces = n;
-  c->timed = 0;
-  c->body.p = tbuf_take(&body, &c->body.n);
+  capture_set_body(c, &body, ends, n);
   free(ends);
   return 0;
 }

@@ -8,8 +8,9 @@ each other mode, one class of middleware bug each:
   lines         re-frames each network read as if it held whole SSE lines:
                 a line cut by the network is lost (splits SSE lines per
                 network chunk)
-  think         moves <think>...</think> into reasoning_content within each
-                delta alone (a tag cut by a delta boundary leaks)
+  think         moves <think>...</think> into reasoning_content, in or out
+                of a block across deltas, but finds a tag only whole within
+                one delta (a tag cut by a delta boundary leaks)
   trailing      holds a whitespace-only delta to put before the next one,
                 and never flushes it at the end
   collapse      every tool call at index 0 with a fresh id
@@ -40,17 +41,20 @@ UP = urllib.parse.urlsplit(os.environ["SLUICE_UPSTREAM"])
 
 
 def events(resp):
-    """SSE events (their data) from a response, by the spec's line rules;
-    raises on a connection that breaks."""
-    buf, data = b"", []
+    """SSE events (their data) from a response, by the spec's line rules
+    (a byte-order mark at the start dropped; a CR at the very end is a line
+    end); raises on a connection that breaks."""
+    buf, data, first = b"", [], True
     while True:
         chunk = resp.read1(65536)
-        if not chunk:
-            return
         buf += chunk
+        if first and len(buf) >= 3 or not chunk:
+            if first and buf.startswith(b"\xef\xbb\xbf"):
+                buf = buf[3:]
+            first = False
         while True:
             m = re.search(rb"\r\n|\r|\n", buf)
-            if not m or (m.group() == b"\r" and m.end() == len(buf)):
+            if not m or (chunk and m.group() == b"\r" and m.end() == len(buf)):
                 break
             line, buf = buf[:m.start()], buf[m.end():]
             if not line:
@@ -60,6 +64,8 @@ def events(resp):
             elif line.startswith(b"data:"):
                 v = line[5:]
                 data.append(v[1:] if v.startswith(b" ") else v)
+        if not chunk:
+            return
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -136,6 +142,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def per_event(self, resp):
         held = ""
+        self.inside = False
         for data in events(resp):
             if data == b"[DONE]":
                 self.send(b"[DONE]")
@@ -145,14 +152,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if ev is not None:
                 self.send(ev)
 
+    def split_think(self, text):
+        out, reason = [], []
+        while text:
+            tag = "</think>" if self.inside else "<think>"
+            i = text.find(tag)
+            (reason if self.inside else out).append(text if i < 0 else text[:i])
+            if i < 0:
+                break
+            self.inside = not self.inside
+            text = text[i + len(tag):]
+        return "".join(out), "".join(reason)
+
     def rewrite(self, ev, held):
         for c in ev.get("choices", []):
             d = c.get("delta", {})
             if MODE == "think" and isinstance(d.get("content"), str):
-                found = re.findall(r"<think>(.*?)</think>", d["content"], flags=re.S)
-                d["content"] = re.sub(r"<think>.*?</think>", "", d["content"], flags=re.S)
+                d["content"], found = self.split_think(d["content"])
                 if found:
-                    d["reasoning_content"] = "".join(found)
+                    d["reasoning_content"] = found
             if MODE == "trailing" and isinstance(d.get("content"), str):
                 text = held + d["content"]
                 if d["content"] and not d["content"].strip():

@@ -12,20 +12,39 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The pieces held back as a run go to the fifo. */
+static void flush_run(capread *c) {
+  if (c->run_n) tbuf_xadd(&c->fifo, c->run, c->run_n);
+  c->run = NULL;
+  c->run_n = 0;
+}
+
 static int on_piece(void *user, const char *p, size_t n, uint64_t t, uint64_t source) {
   (void)t;
   capread *c = user;
-  uint64_t start = c->fifo_at + c->fifo.n;
-  tbuf_xadd(&c->fifo, p, n);
-  if (c->nends == c->cap_ends) {
+  uint64_t start = c->fifo_at + c->fifo.n + c->run_n;
+  /* A body's pieces mostly lie one after the other in the block just read:
+   * one copy of the run instead of one per piece (an event each). */
+  if (c->run && c->run + c->run_n == p && capsrc_in_block(c->src, p, n)) {
+    c->run_n += n;
+  } else {
+    flush_run(c);
+    if (capsrc_in_block(c->src, p, n)) {
+      c->run = p;
+      c->run_n = n;
+    } else {
+      tbuf_xadd(&c->fifo, p, n);
+    }
+  }
+  if (c->nends == c->cap_ends && c->end0 > 0) {
     /* compact the queue before growing it */
     memmove(c->ends, c->ends + c->end0, (c->nends - c->end0) * sizeof *c->ends);
     c->nends -= c->end0;
     c->end0 = 0;
-    if (c->nends == c->cap_ends) {
-      c->cap_ends = c->cap_ends ? c->cap_ends * 2 : 64;
-      c->ends = xrealloc(c->ends, xmul(c->cap_ends, sizeof *c->ends));
-    }
+  }
+  if (c->nends == c->cap_ends) {
+    c->cap_ends = c->cap_ends ? c->cap_ends * 2 : 64;
+    c->ends = xrealloc(c->ends, xmul(c->cap_ends, sizeof *c->ends));
   }
   c->ends[c->nends++] = start + n;
   c->recent[c->nrecent % CAPREAD_RECENT].body = start;
@@ -48,6 +67,8 @@ static void reset_state(capread *c) {
   c->eof = 0;
   c->fifo.n = c->fpos = 0;
   c->fifo_at = 0;
+  c->run = NULL;
+  c->run_n = 0;
   c->nends = c->end0 = 0;
   c->nrecent = 0;
   c->off = 0;
@@ -94,6 +115,7 @@ int capread_rewind(capread *c) {
 static int more(capread *c) {
   if (c->eof) return 0;
   int r = capsrc_step(c->src);
+  flush_run(c);
   if (r < 0) {
     c->err = EINVAL;
     return -1;

@@ -25,6 +25,8 @@ typedef struct capread {
   capsrc_info info;
   int eof;     /* the reader has read the whole file */
   tbuf fifo;   /* body bytes read and not yet handed out: fifo.p[fpos..] */
+  const char *run;  /* pieces in the read block, one after the other, not yet */
+  size_t run_n;     /* copied to fifo: copied once, at the end of the step */
   size_t fpos;
   uint64_t fifo_at;      /* the body offset of fifo.p[0] */
   uint64_t *ends;        /* piece ends (body offsets) not yet handed out */

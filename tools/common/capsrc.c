@@ -227,6 +227,10 @@ int capsrc_step(capsrc *cs) {
   return cs->done ? 0 : 1;
 }
 
+int capsrc_in_block(const capsrc *cs, const char *p, size_t n) {
+  return cs && cs->blk && p >= cs->blk && n <= BLOCK && p + n <= cs->blk + BLOCK;
+}
+
 void capsrc_close(capsrc *cs) {
   if (!cs) return;
   gz_free(cs->z);

@@ -48,6 +48,9 @@ capsrc *capsrc_open(const char *path, size_t max_body, capsrc_piece_fn fn, void 
                     capsrc_info *info, tbuf *err);
 int capsrc_step(capsrc *cs);
 void capsrc_close(capsrc *cs);
+/* 1 if p[0..n) lies in the block the last capsrc_step read: such bytes stay
+ * put until the next step (other pieces' bytes last only for their call). */
+int capsrc_in_block(const capsrc *cs, const char *p, size_t n);
 
 /* Reads path ("-": standard input) and calls fn (which may be NULL) for
  * each piece of the body. max_body caps the decoded body (0: the

@@ -69,6 +69,20 @@ void capture_free(capture *c) {
   memset(c, 0, sizeof *c);
 }
 
+void capture_set_body(capture *c, tbuf *body, const size_t *ends, size_t n) {
+  free(c->body.p);
+  free(c->pieces);
+  c->pieces = xcalloc(n ? n : 1, sizeof *c->pieces);
+  for (size_t i = 0; i < n; i++) {
+    c->pieces[i].off = i ? ends[i - 1] : 0;
+    c->pieces[i].len = ends[i] - c->pieces[i].off;
+    c->pieces[i].t = -1;
+  }
+  c->npieces = n;
+  c->timed = 0;
+  c->body.p = tbuf_take(body, &c->body.n);
+}
+
 /* ---------------- writing ---------------- */
 
 static int write_line(capture_writer *w) {

@@ -50,6 +50,10 @@ typedef struct capture {
  * -1 with "FILE: line L, byte B: reason" (or "FILE: reason") in err. */
 int capture_load(capture *c, const char *path, size_t max_bytes, tbuf *err);
 void capture_free(capture *c);
+/* Replaces c's body by body (taken) and its pieces by the n pieces that end
+ * at ends[0..n) (ascending), untimed: a body written here (resplit.h,
+ * framings). */
+void capture_set_body(capture *c, tbuf *body, const size_t *ends, size_t n);
 
 /* Writing a recording (.capture.jsonl): the header line first, then the
  * pieces as they arrive, then the end. Every write is checked; -1 with

@@ -17,7 +17,7 @@ const char *const gate_family_names[GF_COUNT] = {"recorded", "deltas", "network"
 /* ---------------- captures ---------------- */
 
 /* A copy of c that an upstream entry can own. */
-static void capture_dup(capture *dst, const capture *c) {
+void gate_capture_dup(capture *dst, const capture *c) {
   *dst = *c;
   dst->path = xstrdup(c->path);
   dst->name = xstrdup(c->name);
@@ -30,27 +30,17 @@ static void capture_dup(capture *dst, const capture *c) {
   dst->model = c->model ? xstrdup(c->model) : NULL;
 }
 
-/* The capture with its deltas written again as spec says. */
-static int capture_resplit(capture *dst, const gcase *gc, const rs_spec *spec) {
+int gate_capture_write(capture *dst, const capture *like, const rs_content *content,
+                       const rs_spec *spec) {
   tbuf body = {0};
   size_t *ends = NULL, n = 0;
-  if (rs_write(&gc->content, spec, &body, &ends, &n)) {
+  if (rs_write(content, spec, &body, &ends, &n)) {
     free(ends);
     tbuf_free(&body);
     return -1;
   }
-  capture_dup(dst, &gc->cap);
-  free(dst->body.p);
-  free(dst->pieces);
-  dst->pieces = xcalloc(n ? n : 1, sizeof *dst->pieces);
-  for (size_t i = 0; i < n; i++) {
-    dst->pieces[i].off = i ? ends[i - 1] : 0;
-    dst->pieces[i].len = ends[i] - dst->pieces[i].off;
-    dst->pieces[i].t = -1;
-  }
-  dst->npieces = n;
-  dst->timed = 0;
-  dst->body.p = tbuf_take(&body, &dst->body.n);
+  gate_capture_dup(dst, like);
+  capture_set_body(dst, &body, ends, n);
   free(ends);
   return 0;
 }
@@ -155,6 +145,7 @@ static void single_cuts(gcase *gc, uint64_t max) {
 }
 
 static void delta_variants(gate *g, gcase *gc, const char *modes) {
+  if (gc->no_resplit) return; /* a case of its own kind: no column to fill */
   if (!gc->resplittable) {
     gvariant *v = add_variant(gc, GF_DELTAS, "any");
     char why[160];
@@ -236,23 +227,21 @@ static int is_capture(const char *name) {
   return 0;
 }
 
-static int load_one(gate *g, const char *path) {
+int gate_add_case(gate *g, const char *id, capture *cap, const char *no_resplit) {
   gcase gc;
   memset(&gc, 0, sizeof gc);
-  tbuf err = {0};
-  if (capture_load(&gc.cap, path, 0, &err)) {
-    fprintf(stderr, "sluice gate: %.*s\n", (int)err.n, err.p);
-    tbuf_free(&err);
-    capture_free(&gc.cap);
-    return -1;
-  }
-  gc.id = xstrdup(gc.cap.name);
+  gc.cap = *cap;
+  memset(cap, 0, sizeof *cap);
+  gc.id = xstrdup(id);
   char why[200];
-  gc.resplittable = rs_supported(gc.cap.family) &&
+  gc.no_resplit = no_resplit;
+  gc.resplittable = !no_resplit && rs_supported(gc.cap.family) &&
                     rs_load(&gc.content, gc.cap.body.p, gc.cap.body.n, gc.cap.family,
                             gc.cap.model, why, sizeof why) == 0;
   outcome_init(&gc.expected);
   if (expect_case(g, &gc)) {
+    if (gc.resplittable) rs_free(&gc.content);
+    outcome_free(&gc.expected);
     capture_free(&gc.cap);
     free(gc.id);
     return -1;
@@ -261,6 +250,22 @@ static int load_one(gate *g, const char *path) {
   g->cases = xrealloc(g->cases, xmul(g->ncases + 1, sizeof *g->cases));
   g->cases[g->ncases++] = gc;
   return 0;
+}
+
+static int load_one(gate *g, const char *path) {
+  capture cap;
+  memset(&cap, 0, sizeof cap);
+  tbuf err = {0};
+  if (capture_load(&cap, path, 0, &err)) {
+    fprintf(stderr, "sluice gate: %.*s\n", (int)err.n, err.p);
+    tbuf_free(&err);
+    capture_free(&cap);
+    return -1;
+  }
+  char *id = xstrdup(cap.name);
+  int rc = gate_add_case(g, id, &cap, NULL);
+  free(id);
+  return rc;
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -306,8 +311,9 @@ int gate_load(gate *g) {
     }
     if ((S_ISDIR(st.st_mode) ? load_dir(g, p) : load_one(g, p))) return -1;
   }
+  if (g->o.suites && gate_suite_cases(g, g->o.suites)) return -1;
   if (!g->ncases) {
-    fprintf(stderr, "sluice gate: no capture to run\n");
+    fprintf(stderr, "sluice gate: no case to run (name captures or --suite)\n");
     return -1;
   }
   return 0;
@@ -384,12 +390,12 @@ static void judge(gate *g, const gcase *gc, gvariant *v, result *r) {
 static void run_variant(gate *g, gcase *gc, gvariant *v) {
   capture cap;
   if (v->fam == GF_DELTAS) {
-    if (capture_resplit(&cap, gc, &v->rs)) {
+    if (gate_capture_write(&cap, &gc->cap, &gc->content, &v->rs)) {
       unsupported(v, "the stream could not be written again");
       return;
     }
   } else {
-    capture_dup(&cap, &gc->cap);
+    gate_capture_dup(&cap, &gc->cap);
   }
   result r;
   memset(&r, 0, sizeof r);

@@ -52,6 +52,7 @@ typedef struct gcase {
   capture cap;        /* as loaded */
   rs_content content; /* its provider events, when its deltas can be written again */
   int resplittable;
+  const char *no_resplit; /* why its deltas are not written again, when it is not the endpoint */
   outcome expected;
   gvariant *v;
   size_t nv;
@@ -65,6 +66,8 @@ typedef struct gate_opts {
   const char *url, *middleware, *ready, *model_prefix, *log;
   const char *client_name, *expect, *resplit, *rechunk, *faults, *format, *known, *output;
   const char *think_options; /* JSON: the think filter's options for --expect think */
+  const char *suites;        /* --suite: think, clean, harmony, json, sse or all */
+  const char *suite_as;      /* --suite-as: the suites' streams as openai-chat or anthropic */
   strlist headers;          /* "Name: value", {upstream} substituted */
   strlist operands;
   int jobs;
@@ -90,9 +93,23 @@ typedef struct gate {
   char *url_owned, *mw_owned, *ready_owned; /* with {port} replaced */
 } gate;
 
-/* Loads the cases (every capture file named, folders read) and works out
- * each one's expected outcome and variants. -1 after a message. */
+/* Loads the cases (every capture file named, folders read, then the
+ * suites' cases) and works out each one's expected outcome and variants.
+ * -1 after a message. */
 int gate_load(gate *g);
+/* Adds a case of capture cap (taken, *cap cleared), named id; its deltas
+ * are written again (--resplit) when its endpoint has a writer, unless
+ * no_resplit says why not (a static string). -1 after a message. */
+int gate_add_case(gate *g, const char *id, capture *cap, const char *no_resplit);
+/* dst: a copy of c that an upstream entry can own. */
+void gate_capture_dup(capture *dst, const capture *c);
+/* dst: a copy of like with the body of content written as spec cuts its
+ * deltas. 0, or -1 when the endpoint has no writer. */
+int gate_capture_write(capture *dst, const capture *like, const rs_content *content,
+                       const rs_spec *spec);
+/* The cases of --suite LIST (gatesuite.c): the golden suites' inputs as
+ * provider streams. -1 after a message. */
+int gate_suite_cases(gate *g, const char *list);
 /* Runs every variant of every case on o.jobs workers; then minimizes what
  * failed in the deltas family. */
 void gate_run(gate *g);

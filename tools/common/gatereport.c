@@ -210,14 +210,37 @@ static void junit(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
   tbuf_xadds(out, "</testsuites>\n");
 }
 
-static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
+/* The class of a cell's mark: its colour on the page. */
+static const char *mark_class(const cell *c) {
+  if (!c->total) return "none";
+  if (c->known) return "known";
+  if (!c->failing) return strcmp(c->mark, "=") == 0 ? "ok" : "na";
+  return strcmp(c->mark, "±") == 0 ? "unstable" : strcmp(c->mark, "≠") == 0 ? "differs" : "broken";
+}
+
+static void html_head(const gate *g, tbuf *out) {
+  size_t runs = 0;
+  for (size_t i = 0; i < g->ncases; i++) runs += g->cases[i].nv;
   tbuf_xadds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>sluice gate</title><style>body{font-family:sans-serif;margin:2em}"
                   "table{border-collapse:collapse}td,th{border:1px solid #999;padding:.3em .6em}"
-                  "td.bad{background:#fdd}td.ok{background:#dfd}pre{white-space:pre-wrap}"
+                  "td.mark{text-align:center}.ok{background:#dfd}.differs{background:#fc9}"
+                  ".unstable{background:#f99}.broken{background:#c66;color:#fff}"
+                  ".na{background:#eee;color:#777}.known{background:#ffe;color:#999}"
+                  "p span{padding:0 .4em;margin-right:.3em}pre{white-space:pre-wrap}"
                   "</style></head><body>\n<h1>sluice gate</h1>\n<p>");
   xml_text(out, g->o.url);
-  tbuf_xadds(out, "</p>\n<table id=\"gate\"><tr><th>case</th>");
+  tbuf_xprintf(out, ": %zu cases, %zu variants.</p>\n<p><span class=\"ok\">= agrees</span> "
+                    "<span class=\"differs\">&#8800; differs</span> <span class=\"unstable\">"
+                    "&#177; differs in some variants</span> <span class=\"broken\">&#10007; no "
+                    "usable answer</span> <span class=\"na\">&#8211; cannot be run</span> "
+                    "<span class=\"known\">(known: listed in --known)</span></p>\n",
+               g->ncases, runs);
+}
+
+static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
+  html_head(g, out);
+  tbuf_xadds(out, "<table id=\"gate\"><tr><th>case</th>");
   for (int f = 0; f < GF_COUNT; f++) tbuf_xprintf(out, "<th>%s</th>", gate_family_names[f]);
   tbuf_xadds(out, "</tr>\n");
   tbuf det = {0};
@@ -229,14 +252,15 @@ static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
     for (int f = 0; f < GF_COUNT; f++) {
       cell c = cell_of(gc, (gfamily)f, k, nk);
       if (c.failing && !c.known) (*fails)++;
-      tbuf_xprintf(out, "<td class=\"%s\" title=\"", c.failing ? "bad" : "ok");
+      tbuf_xprintf(out, "<td class=\"mark %s\" title=\"", mark_class(&c));
       if (c.first) xml_text(out, c.first->why);
       tbuf_xprintf(out, "\">%s%s</td>", c.mark, c.known ? " (known)" : "");
       if (c.first) details(g, gc, (gfamily)f, &c, &det, 0);
     }
     tbuf_xadds(out, "</tr>\n");
   }
-  tbuf_xadds(out, "</table>\n<h2>Details</h2>\n<pre>");
+  tbuf_xprintf(out, "</table>\n<p>%d new difference%s.</p>\n<h2>Details</h2>\n<pre>", *fails,
+               *fails == 1 ? "" : "s");
   if (det.p) xml_text(out, det.p);
   tbuf_xadds(out, "</pre>\n</body></html>\n");
   tbuf_free(&det);
