@@ -169,18 +169,46 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
   if (ps->minlen == 0 || n < ps->minlen) ps->minlen = n;
 }
 
+/* The tables hold a few bytes of 256: their members are found a word at
+ * a time, so that building a filter costs little (a pipeline builds one
+ * per choice, a middleware one per response). */
+
+/* The first member of `set` at c or after, 256 when none. */
+static int next_member(const uint8_t set[256], int c) {
+  while (c < 256) {
+    if ((c & 7) == 0) {
+      uint64_t w;
+      memcpy(&w, set + c, sizeof w);
+      if (w == 0) {
+        c += 8;
+        continue;
+      }
+    }
+    if (set[c]) return c;
+    c++;
+  }
+  return 256;
+}
+
+static int every_byte(const uint8_t set[256]) {
+  for (int c = 0; c < 256; c += 8) {
+    uint64_t w;
+    memcpy(&w, set + c, sizeof w);
+    if (w != 0x0101010101010101ULL) return 0;
+  }
+  return 1;
+}
+
 /* The tests (x | m[k]) == v[k] that accept every byte of `set` (a letter
  * and its other case are one test); 0 if more than four are needed. A set
  * of every byte is one test that accepts all (0xFF | x == 0xFF). */
 static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
-  int n = 0, any = 1;
-  for (int c = 0; c < 256; c++) any &= set[c];
-  if (any) {
+  int n = 0;
+  if (every_byte(set)) {
     v[0] = m[0] = 0xFF;
     n = 1;
   } else {
-    for (int c = 0; c < 256; c++) {
-      if (!set[c]) continue;
+    for (int c = next_member(set, 0); c < 256; c = next_member(set, c + 1)) {
       int letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
       if (letter && (c & 0x20) == 0 && set[c | 0x20]) continue; /* with its lower case */
       if (n == 4) return 0;
@@ -197,8 +225,8 @@ static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
 /* Builds the vector prefilter once every pattern is in. */
 static void pset_vector(const think *t, pset *ps) {
   uint8_t all = 0xFF, any = 0;
-  for (int c = 0; c < 256; c++)
-    if (ps->second[c]) all &= (uint8_t)c, any |= (uint8_t)c;
+  for (int c = next_member(ps->second, 0); c < 256; c = next_member(ps->second, c + 1))
+    all &= (uint8_t)c, any |= (uint8_t)c;
   ps->pair_m8 = 0x0101010101010101ULL * (uint8_t)(all ^ any);
   ps->pair_v8 = 0x0101010101010101ULL * any;
   uint8_t *third = ps->third;
@@ -213,11 +241,10 @@ static void pset_vector(const think *t, pset *ps) {
     if (t->ci) third[fold(c)] = third[upper(c)] = 1;
   }
   int nf = 0;
-  for (int c = 0; c < 256; c++)
-    if (ps->first[c]) {
-      if (nf == 4) return; /* ps->vector stays 0 */
-      ps->vf[nf++] = (uint8_t)c;
-    }
+  for (int c = next_member(ps->first, 0); c < 256; c = next_member(ps->first, c + 1)) {
+    if (nf == 4) return; /* ps->vector stays 0 */
+    ps->vf[nf++] = (uint8_t)c;
+  }
   for (int k = nf; k < 4; k++) ps->vf[k] = ps->vf[0];
   int ns = byte_tests(ps->second, ps->vs, ps->vm), nt = byte_tests(third, ps->vt, ps->vtm);
   ps->vector = nf == 0 || !ns || !nt ? 0 : nf == 1 && ns <= 2 && nt <= 2 ? 2 : 1;
