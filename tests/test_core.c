@@ -505,6 +505,18 @@ static sluice_status make_sse(sluice_filter **f, const sluice_sink *sink) {
   return sluice_sse_new(f, &o, sink, NULL, NULL);
 }
 
+/* the monitor at checkpoints every 8 code points: a short text stops */
+static sluice_status make_monitor(sluice_filter **f, const sluice_sink *sink) {
+  sluice_monitor_opts o;
+  sluice_monitor_opts_init(&o);
+  o.profile = SLUICE_MONITOR_CURRENT;
+  o.whitespace_interval = 8;
+  o.repetition_interval = 8;
+  o.whitespace_threshold = 12;
+  o.max_length = 200;
+  return sluice_monitor_new(f, &o, sink, NULL, NULL);
+}
+
 static sluice_status make_ndjson(sluice_filter **f, const sluice_sink *sink) {
   return sluice_ndjson_new(f, NULL, sink, NULL, NULL);
 }
@@ -539,12 +551,16 @@ static void test_reset(void) {
     reset_case("sse", make_sse, "\xEF\xBB\xBF" "data: x\nid: 7\nevent: e\n\ndata: part\r",
                "data: y\n\n: c\nretry: 5\ndata: z", k);
     reset_case("sse limit", make_sse, "data: x\n", "data: a line longer than the thirty-two bytes\n", k);
+    reset_case("monitor", make_monitor, "abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc",
+               "a text that does not repeat itself, with words and then more words", k);
+    reset_case("monitor whitespace", make_monitor, "x                    y",
+               "xyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxy and the rest", k);
     reset_case("ndjson", make_ndjson, "{\"a\":1}\n{\"b\"", "{\"c\":2}\r\n \n{\"d\"", k);
     reset_case("chunks", make_chunks, "{\"a\":1}\n{\"b\"", "{\"c\":2}\n{\"d\"", k);
   }
-  /* the filters that rebuild rather than reset, and NULL */
+  /* a filter that rebuilds rather than resets (provider), and NULL */
   sluice_filter *f;
-  CHECK(sluice_monitor_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_provider_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
   CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);
   CHECK(sluice_reset(f) == SLUICE_INVALID);
   CHECK(sluice_fed(f) == 3); /* unchanged */
