@@ -455,19 +455,14 @@ static sluice_status make_think_anchored(sluice_filter **f, const sluice_sink *s
   return sluice_think_new(f, &o, sink, NULL, NULL);
 }
 
-/* format mode: qwen3 starts inside the block its template opened */
-static sluice_status make_think_qwen3(sluice_filter **f, const sluice_sink *sink) {
+/* format mode, thinking on, in the family reset_format names (qwen3 starts
+ * inside the block its template opened; granite's block may open only
+ * first, and an answer wrapper follows it) */
+static sluice_think_format reset_format;
+static sluice_status make_think_format(sluice_filter **f, const sluice_sink *sink) {
   sluice_think_opts o;
   sluice_think_opts_init(&o);
-  o.format = SLUICE_THINK_FORMAT_QWEN3;
-  return sluice_think_new(f, &o, sink, NULL, NULL);
-}
-
-/* granite: the block may open only first, and an answer wrapper follows */
-static sluice_status make_think_granite(sluice_filter **f, const sluice_sink *sink) {
-  sluice_think_opts o;
-  sluice_think_opts_init(&o);
-  o.format = SLUICE_THINK_FORMAT_GRANITE;
+  o.format = reset_format;
   o.thinking = 1;
   return sluice_think_new(f, &o, sink, NULL, NULL);
 }
@@ -535,9 +530,11 @@ static void test_reset(void) {
                "hidden</think>shown", k);
     reset_case("think anchored limit", make_think_anchored, "x</think>",
                "a block longer than forty bytes, which max_block refuses", k);
-    reset_case("think qwen3", make_think_qwen3, "r</think>a<tool_call>x",
+    reset_format = SLUICE_THINK_FORMAT_QWEN3;
+    reset_case("think qwen3", make_think_format, "r</think>a<tool_call>x",
                "reasoning</think>answer<tool_call>{}</tool_call>", k);
-    reset_case("think granite", make_think_granite,
+    reset_format = SLUICE_THINK_FORMAT_GRANITE;
+    reset_case("think granite", make_think_format,
                "Here is my thought process: t Here is my response: a",
                "Here is my thought process: x Here is my resp", k);
     reset_case("clean", make_clean, "  <think>x</think> Hello: body  \n",
