@@ -512,6 +512,17 @@ static sluice_status make_monitor(sluice_filter **f, const sluice_sink *sink) {
   return sluice_monitor_new(f, &o, sink, NULL, NULL);
 }
 
+/* the provider: detected from the stream (reset_framing AUTO), or Ollama
+ * over NDJSON as the options say */
+static sluice_framing reset_framing;
+static sluice_status make_provider(sluice_filter **f, const sluice_sink *sink) {
+  sluice_provider_opts o;
+  sluice_provider_opts_init(&o);
+  o.framing = reset_framing;
+  if (reset_framing == SLUICE_FRAMING_NDJSON) o.provider = SLUICE_PROVIDER_OLLAMA;
+  return sluice_provider_new(f, &o, sink, NULL, NULL);
+}
+
 static sluice_status make_ndjson(sluice_filter **f, const sluice_sink *sink) {
   return sluice_ndjson_new(f, NULL, sink, NULL, NULL);
 }
@@ -552,12 +563,25 @@ static void test_reset(void) {
                "a text that does not repeat itself, with words and then more words", k);
     reset_case("monitor whitespace", make_monitor, "x                    y",
                "xyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxy and the rest", k);
+    reset_framing = SLUICE_FRAMING_AUTO;
+    reset_case("provider detected", make_provider,
+               "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","
+               "\"model\":\"claude\"}}\n\ndata: {\"type\":\"content_block_delta\",\"ind",
+               "data: {\"id\":\"c\",\"model\":\"gpt\",\"choices\":[{\"index\":0,\"delta\":"
+               "{\"content\":\"hi\"},\"finish_reason\":null}]}\n\ndata: {\"id\":\"c\",\"choices\":"
+               "[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", k);
+    reset_framing = SLUICE_FRAMING_NDJSON;
+    reset_case("provider ollama", make_provider,
+               "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"a\"},\"done\":fa",
+               "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"b\"},"
+               "\"done\":false}\n{\"model\":\"m\",\"message\":{\"role\":\"assistant\","
+               "\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n", k);
     reset_case("ndjson", make_ndjson, "{\"a\":1}\n{\"b\"", "{\"c\":2}\r\n \n{\"d\"", k);
     reset_case("chunks", make_chunks, "{\"a\":1}\n{\"b\"", "{\"c\":2}\n{\"d\"", k);
   }
-  /* a filter that rebuilds rather than resets (provider), and NULL */
+  /* a filter that rebuilds rather than resets (pipeline), and NULL */
   sluice_filter *f;
-  CHECK(sluice_provider_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_pipeline_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
   CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);
   CHECK(sluice_reset(f) == SLUICE_INVALID);
   CHECK(sluice_fed(f) == 3); /* unchanged */

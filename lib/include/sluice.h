@@ -223,11 +223,12 @@ SLUICE_API sluice_status sluice_once(sluice_filter *f, const void *p, size_t n);
  * constructor left (same options, sink and allocator; no error, nothing fed
  * or held), and it keeps the tables and buffers it built, so a filter per
  * response can be reused instead of rebuilt. Held bytes are dropped, not
- * emitted. The think, clean, harmony, monitor, json, sse, ndjson and chunks
- * filters support it (the monitor frees its history and indexes, which the
- * next stream sizes again); for the others (provider, detect, pipeline,
- * capture: build a new one) and for NULL it is SLUICE_INVALID and changes
- * nothing. */
+ * emitted. The think, clean, harmony, monitor, json, sse, ndjson, chunks,
+ * provider and detect filters support it (the monitor frees its history and
+ * indexes, which the next stream sizes again; a provider detects its
+ * framing and provider again unless its options named them); for the
+ * others (pipeline, capture: build a new one) and for NULL it is
+ * SLUICE_INVALID and changes nothing. */
 SLUICE_API sluice_status sluice_reset(sluice_filter *f);
 /* The sticky error (status SLUICE_OK while there is none). */
 SLUICE_API const sluice_error *sluice_get_error(const sluice_filter *f);
