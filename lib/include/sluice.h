@@ -219,6 +219,17 @@ SLUICE_API void sluice_free(sluice_filter *f);
 /* The one-call form: feed the whole input once, then finish. It is the
  * streaming code path, not a second implementation. */
 SLUICE_API sluice_status sluice_once(sluice_filter *f, const void *p, size_t n);
+/* Starts a new stream on the same filter: its state is what its
+ * constructor left (same options, sink and allocator; no error, nothing fed
+ * or held), and it keeps the tables and buffers it built, so a filter per
+ * response can be reused instead of rebuilt. Held bytes are dropped, not
+ * emitted. The think, clean, harmony, monitor, json, sse, ndjson, chunks,
+ * provider and detect filters support it (the monitor frees its history and
+ * indexes, which the next stream sizes again; a provider detects its
+ * framing and provider again unless its options named them); for the
+ * others (pipeline, capture: build a new one) and for NULL it is
+ * SLUICE_INVALID and changes nothing. */
+SLUICE_API sluice_status sluice_reset(sluice_filter *f);
 /* The sticky error (status SLUICE_OK while there is none). */
 SLUICE_API const sluice_error *sluice_get_error(const sluice_filter *f);
 /* The filter's name ("think", ...). */

@@ -368,7 +368,7 @@ static void pipeline_destroy(sluice_filter *f) {
 }
 
 static const sluicep_vtable pipeline_vt = {"pipeline", pipeline_feed, pipeline_finish,
-                                           pipeline_destroy};
+                                           pipeline_destroy, NULL};
 
 /* ---------------- construction ---------------- */
 
