@@ -36,6 +36,7 @@ static int buf_add(buf *b, const void *p, size_t n) {
 typedef struct stored_event {
   sluice_event_type type;
   size_t name, name_len, data, data_len, id, id_len;
+  int data_in_thought; /* data is in this call's THOUGHT bytes, not the arena */
   uint64_t offset, length;
   int complete;
 } stored_event;
@@ -54,12 +55,15 @@ struct sb_filter {
   run *runs;
   size_t nruns, cap_runs;
   /* A thought record (think's, and clean's step 1) names a span of THOUGHT,
-   * which can have come in earlier calls: the bytes from the end of the last
-   * record on are kept (the open block's: every THOUGHT byte of those two
-   * filters is in a block). Other filters' THOUGHT is not kept. */
+   * which can have come in earlier calls. Those calls' THOUGHT bytes from
+   * the end of the last record on are kept in `earlier` (the open block's:
+   * every THOUGHT byte of those two filters is in a block); a record within
+   * this call's bytes points into them and costs no copy. Other filters'
+   * THOUGHT is not kept. Offsets are THOUGHT bytes since the start. */
   int keep_thought;
-  buf thought;
-  uint64_t thought_base; /* THOUGHT offset of thought.p[0] */
+  buf earlier;
+  uint64_t earlier_at; /* offset of earlier.p[0] */
+  uint64_t named_to;   /* end of the last record: no record names what is before it */
   int oom;
   sluice_error err;
 };
@@ -84,8 +88,7 @@ static int add_run(sb_filter *b, int kind, size_t n) {
 
 static int on_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   sb_filter *b = user;
-  if (buf_add(&b->chan[ch], p, n) || add_run(b, (int)ch, n) ||
-      (ch == SLUICE_THOUGHT && b->keep_thought && buf_add(&b->thought, p, n))) {
+  if (buf_add(&b->chan[ch], p, n) || add_run(b, (int)ch, n)) {
     b->oom = 1;
     return 1;
   }
@@ -116,18 +119,27 @@ static int on_event(void *user, const sluice_event *ev) {
   s->id_len = ev->id_len;
   if (keep(b, ev->name, ev->name_len, &s->name) || keep(b, ev->id, ev->id_len, &s->id))
     goto oom;
+  s->data_in_thought = 0;
   if (ev->type == SLUICE_EV_THOUGHT && b->keep_thought) {
-    /* the record's span, clamped to what is kept (it always is: records
-     * come in order and each starts at or after the last one's end) */
-    uint64_t from = ev->offset > b->thought_base ? ev->offset - b->thought_base : 0;
-    if (from > b->thought.n) from = b->thought.n;
-    uint64_t len = ev->length < b->thought.n - from ? ev->length : b->thought.n - from;
-    s->data_len = (size_t)len;
-    if (keep(b, b->thought.p + from, (size_t)len, &s->data)) goto oom;
-    size_t drop = (size_t)(from + len);
-    memmove(b->thought.p, b->thought.p + drop, b->thought.n - drop);
-    b->thought.n -= drop;
-    b->thought_base += drop;
+    /* The record's span [o, end) of THOUGHT: this call's bytes start at
+     * call_at. Records come in order, each at or after the last one's end,
+     * so the span is always kept; clamped all the same. */
+    uint64_t call_at = b->earlier_at + b->earlier.n, end = ev->offset + ev->length;
+    uint64_t o = ev->offset < b->earlier_at ? b->earlier_at : ev->offset;
+    uint64_t limit = call_at + b->chan[SLUICE_THOUGHT].n;
+    if (end > limit) end = limit;
+    if (o > end) o = end;
+    s->data_len = (size_t)(end - o);
+    if (o >= call_at) { /* all in this call: no copy */
+      s->data_in_thought = 1;
+      s->data = (size_t)(o - call_at);
+    } else { /* the part from earlier calls, then this call's */
+      size_t head = (size_t)((end < call_at ? end : call_at) - o);
+      if (keep(b, b->earlier.p + (o - b->earlier_at), head, &s->data) ||
+          buf_add(&b->arena, b->chan[SLUICE_THOUGHT].p, s->data_len - head))
+        goto oom;
+    }
+    b->named_to = end;
   } else {
     s->data_len = ev->data_len;
     if (keep(b, ev->data, ev->data_len, &s->data)) goto oom;
@@ -169,7 +181,7 @@ void sb_free(sb_filter *b) {
   sluice_free(b->f);
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) free(b->chan[c].p);
   free(b->arena.p);
-  free(b->thought.p);
+  free(b->earlier.p);
   free(b->ev);
   free(b->runs);
   free(b);
@@ -182,8 +194,33 @@ static void clear(sb_filter *b) {
   b->nruns = 0;
 }
 
+/* After a call: this call's THOUGHT bytes that a later record may name
+ * join `earlier`, and what no record will name any more leaves it. */
+static int keep_for_records(sb_filter *b) {
+  uint64_t call_at = b->earlier_at + b->earlier.n;
+  const buf *now = &b->chan[SLUICE_THOUGHT];
+  if (now->n == 0) return 0;
+  if (b->named_to >= call_at) {
+    size_t skip = (size_t)(b->named_to - call_at);
+    b->earlier.n = 0;
+    b->earlier_at = b->named_to;
+    return buf_add(&b->earlier, now->p + skip, now->n - skip);
+  }
+  size_t drop = (size_t)(b->named_to > b->earlier_at ? b->named_to - b->earlier_at : 0);
+  memmove(b->earlier.p, b->earlier.p + drop, b->earlier.n - drop);
+  b->earlier.n -= drop;
+  b->earlier_at += drop;
+  return buf_add(&b->earlier, now->p, now->n);
+}
+
 /* The status of a call, with the collector's own failure said as itself. */
 static sluice_status after(sb_filter *b, sluice_status st) {
+  if (st == SLUICE_OK && b->keep_thought && keep_for_records(b)) {
+    b->err.status = SLUICE_NOMEM;
+    b->err.offset = sluice_fed(b->f);
+    strcpy(b->err.message, "out of memory keeping a thought block's text");
+    return SLUICE_NOMEM;
+  }
   if (st == SLUICE_OK) return st;
   if (b->err.status == SLUICE_OK) {
     b->err = *sluice_get_error(b->f);
@@ -224,7 +261,8 @@ void sb_event(const sb_filter *b, size_t i, sluice_event *ev) {
   ev->type = s->type;
   ev->name = a + s->name;
   ev->name_len = s->name_len;
-  ev->data = a + s->data;
+  const char *t = b->chan[SLUICE_THOUGHT].p ? b->chan[SLUICE_THOUGHT].p : "";
+  ev->data = (s->data_in_thought ? t : a) + s->data;
   ev->data_len = s->data_len;
   ev->id = a + s->id;
   ev->id_len = s->id_len;

@@ -124,6 +124,25 @@ static PyObject *field_value(FilterObject *self, const sb_field *f) {
   }
 }
 
+/* Sets d[key] = v. Keys are the string literals of sluice_bind.c, about
+ * 25 of them: each str is made once and found again by the literal's
+ * address (the cache holds its reference for the life of the process). */
+static int set_field(PyObject *d, const char *key, PyObject *v) {
+  static struct {
+    const char *key;
+    PyObject *obj;
+  } cache[64];
+  static size_t n;
+  for (size_t i = 0; i < n; i++)
+    if (cache[i].key == key) return PyDict_SetItem(d, cache[i].obj, v);
+  if (n == sizeof cache / sizeof cache[0]) return PyDict_SetItemString(d, key, v);
+  PyObject *obj = PyUnicode_InternFromString(key);
+  if (!obj) return -1;
+  cache[n].key = key;
+  cache[n++].obj = obj;
+  return PyDict_SetItem(d, obj, v);
+}
+
 /* The Output of the call just made. */
 static PyObject *output(FilterObject *self, int final) {
   PyObject *out = PyStructSequence_New(&output_type);
@@ -165,7 +184,7 @@ static PyObject *output(FilterObject *self, int final) {
     if (!d) goto fail;
     for (size_t k = 0; k < nf; k++) {
       PyObject *v = field_value(self, &f[k]);
-      if (!v || PyDict_SetItemString(d, f[k].key, v)) {
+      if (!v || set_field(d, f[k].key, v)) {
         Py_XDECREF(v);
         Py_DECREF(d);
         goto fail;
@@ -283,27 +302,6 @@ static PyObject *filter_close(FilterObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* _feed_all(data, chunk): feeds data chunk bytes at a time and finishes, all
- * in C, keeping nothing: the library's own speed inside this process, for
- * bench.py to set the binding's calls against. */
-static PyObject *filter_feed_all(FilterObject *self, PyObject *args) {
-  Py_buffer view;
-  Py_ssize_t chunk;
-  if (check_open(self)) return NULL;
-  if (!PyArg_ParseTuple(args, "y*n", &view, &chunk)) return NULL;
-  if (chunk <= 0) chunk = view.len ? view.len : 1;
-  sluice_status st = SLUICE_OK;
-  Py_BEGIN_ALLOW_THREADS
-  const char *p = view.buf;
-  for (Py_ssize_t at = 0; at < view.len && st == SLUICE_OK; at += chunk)
-    st = sb_feed(self->b, p + at, (size_t)(view.len - at < chunk ? view.len - at : chunk));
-  if (st == SLUICE_OK) st = sb_finish(self->b);
-  Py_END_ALLOW_THREADS
-  PyBuffer_Release(&view);
-  if (st != SLUICE_OK) return raise_error(sb_error(self->b));
-  Py_RETURN_NONE;
-}
-
 static PyObject *filter_get_held(FilterObject *self, void *unused) {
   (void)unused;
   if (check_open(self)) return NULL;
@@ -333,8 +331,6 @@ static PyMethodDef filter_methods[] = {
     {"finish", (PyCFunction)filter_finish, METH_NOARGS,
      "finish() -> Output: the end of the stream: what was held back, the final events."},
     {"close", (PyCFunction)filter_close, METH_NOARGS, "close(): frees the filter."},
-    {"_feed_all", (PyCFunction)filter_feed_all, METH_VARARGS,
-     "_feed_all(data, chunk): feed and finish in C, keeping nothing (benchmarks)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef filter_getset[] = {
@@ -362,8 +358,63 @@ static PyObject *mod_version(PyObject *m, PyObject *unused) {
   return PyUnicode_FromString(sluice_version());
 }
 
+/* _bench(name, options_json, data, chunk, sink): a new filter fed data
+ * chunk bytes at a time and finished, all in C, for bench.py to set the
+ * binding's calls against. sink "count" adds up lengths (what `sluice bench`
+ * measures), "collect" keeps every call's output in the library's collector
+ * (sluice_output, emptied after each call: the least a program that uses
+ * the output does), "shim" goes through sluice_bind.c (the C half of feed). */
+static int count_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)ch;
+  (void)p;
+  *(size_t *)user += n;
+  return 0;
+}
+
+static PyObject *mod_bench(PyObject *m, PyObject *args) {
+  (void)m;
+  const char *name, *opts, *how;
+  Py_ssize_t olen, chunk;
+  Py_buffer view;
+  if (!PyArg_ParseTuple(args, "sz#y*ns", &name, &opts, &olen, &view, &chunk, &how)) return NULL;
+  if (chunk <= 0) chunk = view.len ? view.len : 1;
+  int mode = strcmp(how, "count") == 0 ? 0 : strcmp(how, "collect") == 0 ? 1 : 2;
+  sluice_error err = {SLUICE_OK, 0, ""};
+  sluice_status st;
+  Py_BEGIN_ALLOW_THREADS
+  const char *p = view.buf;
+  size_t counted = 0;
+  sluice_output *out = NULL;
+  sluice_filter *f = NULL;
+  sb_filter *b = NULL;
+  if (mode == 2) {
+    st = sb_new(&b, name, opts, (size_t)olen, &err);
+  } else {
+    sluice_sink sink = {count_emit, NULL, &counted};
+    st = mode == 1 ? sluice_output_new(&out, NULL) : SLUICE_OK;
+    if (mode == 1 && st == SLUICE_OK) sink = sluice_output_sink(out);
+    if (st == SLUICE_OK) st = sluice_filter_new_json(&f, name, opts, (size_t)olen, &sink, NULL, &err);
+  }
+  for (Py_ssize_t at = 0; at < view.len && st == SLUICE_OK; at += chunk) {
+    size_t n = (size_t)(view.len - at < chunk ? view.len - at : chunk);
+    st = b ? sb_feed(b, p + at, n) : sluice_feed(f, p + at, n);
+    if (out) sluice_output_reset(out);
+  }
+  if (st == SLUICE_OK) st = b ? sb_finish(b) : sluice_finish(f);
+  if (st != SLUICE_OK && err.status == SLUICE_OK) err = b ? *sb_error(b) : *sluice_get_error(f);
+  sb_free(b);
+  sluice_free(f);
+  sluice_output_free(out);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  if (st != SLUICE_OK) return raise_error(&err);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
-    {"version", mod_version, METH_NOARGS, "the version of libsluice"}, {NULL, NULL, 0, NULL}};
+    {"version", mod_version, METH_NOARGS, "the version of libsluice"},
+    {"_bench", mod_bench, METH_VARARGS, "_bench(name, options_json, data, chunk, sink): benchmarks"},
+    {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "sluice._sluice",
                                         "The C half of the sluice package.", -1,
