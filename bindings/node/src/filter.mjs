@@ -1,0 +1,250 @@
+// Filters: the classes with feed and finish, once(), and sluice's errors.
+//
+// A filter is built by its protocol name from its options, handed to the
+// library as JSON (the kit reads them, with the reference's checks), so
+// every option the library reads is here under its own name.
+//
+// Text: a filter fed strings returns strings, decoded per channel as a
+// stream (a character is never split between two results); fed bytes
+// (Uint8Array) it returns Uint8Array. A JavaScript string cannot hold bytes
+// that are not UTF-8: when a model's output may have them and they matter,
+// feed bytes. In string results such bytes are U+FFFD.
+import { wasm, bytes, words, cString, put, newCString, asciiOrNull, utf8 } from './wasm.mjs';
+
+export const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
+const RUN_EVENT = 5;
+const [SB_BYTES, SB_NAME, SB_RAW, SB_INT, SB_BOOL] = [0, 1, 2, 3, 4];
+
+/** A filter failed: status is the protocol's name ("bad_option", "limit",
+ * ...), offset the byte of the input stream where it happened. */
+export class SluiceError extends Error {
+  constructor(message, status, offset) {
+    super(message);
+    this.name = 'SluiceError';
+    this.status = status;
+    this.offset = offset;
+  }
+}
+
+function errorOf(handle) {
+  const status = wasm.sw_error_status(handle);
+  return new SluiceError(cString(wasm.sw_error_message(handle)), cString(wasm.sw_status_name(status)),
+    wasm.sw_error_offset(handle));
+}
+
+// Frees the module's side of a filter that was dropped without free().
+const registry = new FinalizationRegistry((handle) => wasm.sw_delete(handle));
+
+const keys = new Map(); // field keys: C string literals, one string each
+
+export class Filter {
+  #h;
+  #binary = null; // decided by the first chunk: strings or bytes
+  #decoders = CHANNELS.map(() => new TextDecoder('utf-8'));
+  #pending = [false, false, false, false, false]; // a decoder may hold part of a character
+  #name;
+
+  /** new Filter('think', {tags: ['think']}): any filter by its protocol name. */
+  constructor(name, options = {}) {
+    const [n] = newCString(name);
+    const [o, olen] = newCString(JSON.stringify(options ?? {}));
+    const h = wasm.sw_new(n, o, olen);
+    wasm.sw_free(n);
+    wasm.sw_free(o);
+    if (!h) throw errorOf(0);
+    this.#h = h;
+    this.#name = name;
+    this.options = options ?? {};
+    registry.register(this, h, this);
+  }
+
+  get name() { return this.#name; }
+  /** Bytes fed and not yet released (a partial tag, ...). */
+  get held() { this.#open(); return wasm.sw_held(this.#h); }
+  /** Bytes fed so far. */
+  get fed() { this.#open(); return wasm.sw_fed(this.#h); }
+  get closed() { return !this.#h; }
+
+  #open() {
+    if (!this.#h) throw new TypeError('sluice: the filter is freed');
+  }
+
+  #mode(chunk) {
+    const binary = typeof chunk !== 'string';
+    if (this.#binary === null) this.#binary = binary;
+    else if (this.#binary !== binary) {
+      throw new TypeError(`sluice: this filter was fed ${this.#binary ? 'bytes' : 'strings'}: keep to one`);
+    }
+  }
+
+  // The call's status, or a throw.
+  #call(result) {
+    const w = words();
+    if (w[result >>> 2] !== 0) throw errorOf(this.#h);
+    return result >>> 2;
+  }
+
+  #channel(c, p, n, final) {
+    if (this.#binary) return bytes().slice(p, p + n);
+    if (!this.#pending[c]) {
+      const s = asciiOrNull(p, n);
+      if (s !== null) return s;
+    }
+    const s = this.#decoders[c].decode(bytes().subarray(p, p + n), { stream: !final });
+    this.#pending[c] = !final && n > 0 && bytes()[p + n - 1] > 0x7f;
+    return s;
+  }
+
+  #field(w, at) {
+    const kind = w[at + 1], p = w[at + 2], n = w[at + 3];
+    switch (kind) {
+      case SB_BYTES:
+        return this.#binary ? bytes().slice(p, p + n) : utf8.decode(bytes().subarray(p, p + n));
+      case SB_NAME: return utf8.decode(bytes().subarray(p, p + n));
+      case SB_RAW: return JSON.parse(utf8.decode(bytes().subarray(p, p + n)));
+      case SB_INT: return w[at + 4] + w[at + 5] * 4294967296;
+      case SB_BOOL: return w[at + 4] !== 0;
+      default: return null;
+    }
+  }
+
+  // Event i of the last call, in the protocol's form.
+  #event(i) {
+    const n = wasm.sw_event(this.#h, i);
+    const w = words();
+    const base = wasm.sw_fields() >>> 2;
+    const ev = {};
+    for (let k = 0; k < n; k++) {
+      const at = base + 6 * k;
+      let key = keys.get(w[at]);
+      if (key === undefined) keys.set(w[at], (key = cString(w[at])));
+      ev[key] = this.#field(w, at);
+    }
+    return ev;
+  }
+
+  #output(r, final) {
+    const w = words();
+    const out = {};
+    for (let c = 0; c < 5; c++) out[CHANNELS[c]] = this.#channel(c, w[r + 1 + c], w[r + 6 + c], final);
+    out.events = [];
+    for (let i = 0, n = w[r + 13]; i < n; i++) {
+      const ev = this.#event(i);
+      if (ev.type === 'value') { // beside the events, as in the protocol
+        out.value = ev.value;
+        out.truncated = ev.truncated;
+      } else out.events.push(ev);
+    }
+    return out;
+  }
+
+  // The call's output in the order it came: {type: CHANNEL, text} runs
+  // and {type: 'event', event} items.
+  #parts(r, final) {
+    const w = words();
+    const parts = [];
+    const at = [0, 0, 0, 0, 0];
+    const nruns = w[r + 11], runs = w[r + 12] >>> 2;
+    let value = null;
+    for (let i = 0; i < nruns; i++) {
+      const kind = w[runs + 2 * i], n = w[runs + 2 * i + 1];
+      if (kind === RUN_EVENT) {
+        const event = this.#event(n);
+        if (event.type === 'value') value = event;
+        else parts.push({ type: 'event', event });
+      } else {
+        const text = this.#channel(kind, w[r + 1 + kind] + at[kind], n, false);
+        at[kind] += n;
+        if (text.length) parts.push({ type: CHANNELS[kind], text });
+      }
+    }
+    if (final && !this.#binary) { // what the decoders still hold (invalid bytes at the end)
+      for (let c = 0; c < 5; c++) {
+        const rest = this.#pending[c] ? this.#decoders[c].decode() : '';
+        if (rest) parts.push({ type: CHANNELS[c], text: rest });
+      }
+    }
+    if (value) parts.push({ type: 'value', value: value.value, truncated: value.truncated });
+    return parts;
+  }
+
+  #feedRaw(chunk) {
+    this.#open();
+    this.#mode(chunk);
+    const [p, n] = put(chunk);
+    return this.#call(wasm.sw_feed(this.#h, p, n));
+  }
+
+  #finishRaw() {
+    this.#open();
+    if (this.#binary === null) this.#binary = false;
+    return this.#call(wasm.sw_finish(this.#h));
+  }
+
+  /** What feeding this chunk released: {text, thought, other, markup, dropped, events}. */
+  feed(chunk) { return this.#output(this.#feedRaw(chunk), false); }
+  /** The end of the stream: what was held back, and the final events (and a json value). */
+  finish() { return this.#output(this.#finishRaw(), true); }
+  /** The same as feed, in the order it came: [{type: 'text', text}, {type: 'event', event}, ...]. */
+  feedParts(chunk) { return this.#parts(this.#feedRaw(chunk), false); }
+  finishParts() { return this.#parts(this.#finishRaw(), true); }
+
+  /** Frees the filter now (else when it is garbage-collected). */
+  free() {
+    if (!this.#h) return;
+    registry.unregister(this);
+    wasm.sw_delete(this.#h);
+    this.#h = 0;
+  }
+  [Symbol.dispose]() { this.free(); }
+}
+
+const kind = (name) => class extends Filter {
+  constructor(options = {}) { super(name, options); }
+};
+
+export const Think = kind('think');
+export const Clean = kind('clean');
+export const Harmony = kind('harmony');
+export const Monitor = kind('monitor');
+export const Json = kind('json');
+export const Sse = kind('sse');
+export const Ndjson = kind('ndjson');
+export const Chunks = kind('chunks');
+export const Provider = kind('provider');
+export const Pipeline = kind('pipeline');
+export const Detect = kind('detect');
+export const Capture = kind('capture');
+
+function join(parts) {
+  if (parts.length && typeof parts[0] !== 'string') {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) { out.set(p, at); at += p.length; }
+    return out;
+  }
+  return parts.join('');
+}
+
+/** The whole input through a filter (a new Filter, or a filter's name with
+ * its options): {text, thought, other, markup, dropped, events}, and value
+ * and truncated for json. The filter is freed afterwards. */
+export function once(filter, input, options) {
+  const f = typeof filter === 'string' ? new Filter(filter, options) : filter;
+  try {
+    const a = f.feed(input);
+    const b = f.finish();
+    const out = {};
+    for (const ch of CHANNELS) out[ch] = join([a[ch], b[ch]]);
+    out.events = [...a.events, ...b.events];
+    if ('truncated' in b) {
+      out.value = b.value;
+      out.truncated = b.truncated;
+    }
+    return out;
+  } finally {
+    f.free();
+  }
+}
+
+export const version = cString(wasm.sw_version());
