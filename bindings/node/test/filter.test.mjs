@@ -1,0 +1,167 @@
+// The Node package's filters: feed and finish, strings and bytes, events
+// across calls, errors, once(). (The golden suites run through the package
+// in every split mode in another test: CTest node_conform_*.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  Filter, Think, Harmony, Monitor, Json, Provider, Pipeline, Clean, once, SluiceError, CHANNELS, version,
+} from '../index.mjs';
+
+const CAPTURES = new URL('../../../corpus/captures/', import.meta.url);
+const enc = new TextEncoder();
+
+// Every chunking of s with at most two cuts, empty chunks included.
+function* cuttings(s) {
+  const n = s.length;
+  yield [s];
+  for (let a = 0; a <= n; a++) {
+    yield [s.slice(0, a), s.slice(a)];
+    for (let b = a; b <= n; b++) yield [s.slice(0, a), s.slice(a, b), s.slice(b)];
+  }
+}
+
+function streamed(make, chunks) {
+  const f = make();
+  const outs = [...chunks.map((c) => f.feed(c)), f.finish()];
+  f.free();
+  const r = {};
+  for (const ch of CHANNELS) r[ch] = outs.map((o) => o[ch]).join('');
+  r.events = outs.flatMap((o) => o.events);
+  return r;
+}
+
+test('feed releases what no rule can change', () => {
+  const f = new Think();
+  assert.deepEqual(f.feed('a<thi'), { text: 'a', thought: '', other: '', markup: '', dropped: '', events: [] });
+  assert.equal(f.held, 4);
+  const b = f.feed('nk>b</think>c');
+  assert.equal(b.text, 'c');
+  assert.equal(b.thought, 'b');
+  assert.equal(b.markup, '<think></think>');
+  assert.deepEqual(b.events, [{ type: 'thought', tag: 'think', text: 'b', complete: true }]);
+  assert.equal(f.finish().text, '');
+  assert.equal(f.fed, 18);
+  f.free();
+  assert.equal(f.closed, true);
+  assert.throws(() => f.feed('x'), TypeError);
+});
+
+test('every chunking gives the one-call result', () => {
+  const s = 'x<Think>é<thinking>y</think>z<reasoning>w 日本';
+  const whole = once(new Think(), s);
+  assert.equal(whole.text, 'xz');
+  for (const chunks of cuttings(s)) assert.deepEqual(streamed(() => new Think(), chunks), whole, JSON.stringify(chunks));
+});
+
+test('bytes in, bytes out; a character cut between byte chunks', () => {
+  const b = enc.encode('a<think>é</think>日本');
+  const whole = once(new Think(), b);
+  assert.ok(whole.text instanceof Uint8Array);
+  assert.equal(new TextDecoder().decode(whole.text), 'a日本');
+  assert.ok(whole.events[0].text instanceof Uint8Array);
+  // strings: a character is never split between two results, even when
+  // the filter releases part of one (fed bytes elsewhere)
+  const f = new Think();
+  const outs = [f.feed('é'), f.feed('<think>日'), f.feed('</think>€'), f.finish()];
+  assert.equal(outs.map((o) => o.text).join(''), 'é€');
+  assert.equal(outs.map((o) => o.thought).join(''), '日');
+});
+
+test('strings and bytes do not mix in one filter', () => {
+  const f = new Think();
+  f.feed('a');
+  assert.throws(() => f.feed(enc.encode('b')), /keep to one/);
+  f.free();
+});
+
+test('a block across calls keeps its text in its record', () => {
+  const f = new Think();
+  const outs = ['<think>one ', 'two ', 'three</think>', '<think>four'].map((c) => f.feed(c));
+  outs.push(f.finish());
+  assert.deepEqual(outs.flatMap((o) => o.events), [
+    { type: 'thought', tag: 'think', text: 'one two three', complete: true },
+    { type: 'thought', tag: 'think', text: 'four', complete: false },
+  ]);
+});
+
+test('parts come in the order the filter released them', () => {
+  const f = new Think();
+  assert.deepEqual(f.feedParts('a<think>b</think>c'), [
+    { type: 'text', text: 'a' },
+    { type: 'markup', text: '<think>' },
+    { type: 'thought', text: 'b' },
+    { type: 'markup', text: '</think>' },
+    { type: 'event', event: { type: 'thought', tag: 'think', text: 'b', complete: true } },
+    { type: 'text', text: 'c' },
+  ]);
+  assert.deepEqual(f.finishParts(), []);
+});
+
+test('options are the protocol\'s, and reach the library by name', () => {
+  assert.equal(once(new Think({ tags: ['x'], case_insensitive: false }), '<X>a</X><x>b</x>').text, '<X>a</X>');
+  assert.equal(once(new Think({ pairs: [['[[', ']]']] }), 'a[[b]]c').thought, 'b');
+  assert.equal(once('think', '<r>a</r>b', { tags: ['r'] }).text, 'b');
+  // an option the package does not know goes to the library all the same
+  try {
+    assert.equal(once(new Think({ format: 'qwen3' }), 'a</think>b').text, 'b');
+  } catch (e) {
+    assert.equal(e.status, 'bad_option'); // this library has no formats yet
+    assert.match(e.message, /"format"/);
+  }
+});
+
+test('errors name the option, carry the status and the byte offset, and stick', () => {
+  assert.throws(() => new Think({ tgas: [] }), (e) => e instanceof SluiceError && e.status === 'bad_option'
+    && /"tgas"/.test(e.message) && e.offset === 0);
+  assert.throws(() => new Filter('nonesuch'), (e) => e.status === 'unsupported_filter');
+  const j = new Json({ max_bytes: 10 });
+  j.feed('{"a": ');
+  assert.throws(() => j.feed('"0123456789"}'), (e) => e.status === 'limit' && e.offset === 10);
+  assert.throws(() => j.finish(), (e) => e.status === 'limit');
+  assert.throws(() => once(new Json(), 'no value'), (e) => e.status === 'no_json');
+});
+
+test('json: value, truncation and repairs', () => {
+  const r = once(new Json(), "Sure! ```json\n{'a': [1, 2,], b: True\n```");
+  assert.deepEqual(r.value, { a: [1, 2], b: true });
+  assert.equal(r.truncated, true); // the object was never closed
+  assert.ok(r.events.length > 0 && r.events.every((e) => e.type === 'repair'));
+  assert.equal(once(new Json(), '{"a": "b').truncated, true);
+  assert.equal(Object.is(once(new Json(), '-0.0').value, -0), true);
+});
+
+test('harmony, monitor and clean', () => {
+  const h = once(new Harmony(), '<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>final<|message|>hi');
+  assert.equal(h.thought, 'hmm');
+  assert.equal(h.text, 'hi');
+  const m = once(new Monitor({ max_length: 5 }), 'abcdefgh');
+  assert.deepEqual([m.text, m.dropped, m.events], ['abcde', 'fgh', [{ type: 'stop', reason: 'max_length', offset: 5 }]]);
+  const c = once(new Clean({ endpoint: { removeThinking: true, trimBeginningAndEndLineBreaks: true } }),
+    '<think>plan</think>\n answer \n');
+  assert.deepEqual([c.text, c.events[0].text], ['answer', 'plan']);
+});
+
+test('provider and pipeline over network chunks', () => {
+  const body = readFileSync(new URL('openai-chat-tool-calls.sse', CAPTURES));
+  const p = new Provider();
+  const events = [];
+  for (let i = 0; i < body.length; i += 7) events.push(...p.feed(body.subarray(i, i + 7)).events);
+  events.push(...p.finish().events);
+  const call = events.find((e) => e.type === 'tool_call');
+  assert.equal(new TextDecoder().decode(call.name), 'get_weather');
+  assert.deepEqual(events.at(-1), { type: 'end', truncated: false });
+  const ollama = readFileSync(new URL('ollama-generate-deepseek-r1-think-tags.ndjson', CAPTURES), 'utf8');
+  const r = once(new Pipeline({ filters: [{ filter: 'think' }] }), ollama);
+  assert.ok(!r.text.includes('<think>') && r.thought.length > 0);
+});
+
+test('big chunks, many filters, memory that grows', () => {
+  const big = 'word '.repeat(200000) + '<think>' + 'x'.repeat(300000) + '</think>end';
+  for (let i = 0; i < 3; i++) {
+    const r = once(new Think(), big);
+    assert.equal(r.text.length, 1000003);
+    assert.equal(r.events[0].text.length, 300000);
+  }
+  assert.match(version, /^\d+\.\d+\.\d+$/);
+});
