@@ -19,6 +19,9 @@ const toBinary = (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toStri
 // text, data, event and id from binary strings; the other byte fields go
 // as UTF-8 strings, or KEY_b64 when they are not UTF-8.
 function eventOut(ev) {
+  let plain = true;
+  for (const k in ev) if (ev[k] instanceof Uint8Array) { plain = false; break; }
+  if (plain) return ev; // repairs, stops, ...: nothing to convert
   const out = {};
   for (const [k, v] of Object.entries(ev)) {
     if (!(v instanceof Uint8Array)) out[k] = v;

@@ -37,20 +37,30 @@ const registry = new FinalizationRegistry((handle) => wasm.sw_delete(handle));
 
 const keys = new Map(); // field keys: C string literals, one string each
 
+// Filter names as C strings, made once each (they are few).
+const names = new Map();
+function nameString(name) {
+  let p = names.get(name);
+  if (p === undefined) names.set(name, (p = newCString(name)[0]));
+  return p;
+}
+
+const EMPTY = new Uint8Array(0);
+
 export class Filter {
   #h;
   #binary = null; // decided by the first chunk: strings or bytes
-  #decoders = CHANNELS.map(() => new TextDecoder('utf-8'));
+  #decoders = null; // per channel, made when a string result first needs one
   #pending = [false, false, false, false, false]; // a decoder may hold part of a character
   #name;
 
   /** new Filter('think', {tags: ['think']}): any filter by its protocol name. */
   constructor(name, options = {}) {
-    const [n] = newCString(name);
-    const [o, olen] = newCString(JSON.stringify(options ?? {}));
-    const h = wasm.sw_new(n, o, olen);
-    wasm.sw_free(n);
-    wasm.sw_free(o);
+    // the library copies what it keeps of the options: their text goes
+    // through the scratch block, no text at all for none
+    const text = options && Object.keys(options).length ? JSON.stringify(options) : '';
+    const [o, olen] = text ? put(text) : [0, 0];
+    const h = wasm.sw_new(nameString(name), o, olen);
     if (!h) throw errorOf(0);
     this.#h = h;
     this.#name = name;
@@ -85,23 +95,25 @@ export class Filter {
   }
 
   #channel(c, p, n, final) {
-    if (this.#binary) return bytes().slice(p, p + n);
+    if (this.#binary) return n ? bytes().slice(p, p + n) : EMPTY;
     if (!this.#pending[c]) {
       const s = asciiOrNull(p, n);
       if (s !== null) return s;
     }
+    this.#decoders ??= CHANNELS.map(() => new TextDecoder('utf-8'));
     const s = this.#decoders[c].decode(bytes().subarray(p, p + n), { stream: !final });
     this.#pending[c] = !final && n > 0 && bytes()[p + n - 1] > 0x7f;
     return s;
   }
 
-  #field(w, at) {
+  #field(w, at, m) {
     const kind = w[at + 1], p = w[at + 2], n = w[at + 3];
     switch (kind) {
       case SB_BYTES:
-        return this.#binary ? bytes().slice(p, p + n) : utf8.decode(bytes().subarray(p, p + n));
-      case SB_NAME: return utf8.decode(bytes().subarray(p, p + n));
-      case SB_RAW: return JSON.parse(utf8.decode(bytes().subarray(p, p + n)));
+        if (this.#binary) return n ? m.slice(p, p + n) : EMPTY;
+        return asciiOrNull(p, n) ?? utf8.decode(m.subarray(p, p + n));
+      case SB_NAME: return asciiOrNull(p, n) ?? utf8.decode(m.subarray(p, p + n));
+      case SB_RAW: return JSON.parse(utf8.decode(m.subarray(p, p + n)));
       case SB_INT: return w[at + 4] + w[at + 5] * 4294967296;
       case SB_BOOL: return w[at + 4] !== 0;
       default: return null;
@@ -111,14 +123,14 @@ export class Filter {
   // Event i of the last call, in the protocol's form.
   #event(i) {
     const n = wasm.sw_event(this.#h, i);
-    const w = words();
+    const w = words(), m = bytes();
     const base = wasm.sw_fields() >>> 2;
     const ev = {};
     for (let k = 0; k < n; k++) {
       const at = base + 6 * k;
       let key = keys.get(w[at]);
       if (key === undefined) keys.set(w[at], (key = cString(w[at])));
-      ev[key] = this.#field(w, at);
+      ev[key] = this.#field(w, at, m);
     }
     return ev;
   }

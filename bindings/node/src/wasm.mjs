@@ -108,7 +108,7 @@ export function newCString(s) {
 // Bytes of linear memory as a string, short ASCII without the decoder.
 export function asciiOrNull(p, n) {
   if (n > 24) return null;
-  const m = bytes();
+  const m = u8.buffer === wasm.memory.buffer ? u8 : bytes();
   let s = '';
   for (let i = 0; i < n; i++) {
     const c = m[p + i];
