@@ -20,7 +20,8 @@ if [ -z "$clang" ]; then
     if command -v "$c" >/dev/null 2>&1; then clang=$c; break; fi
   done
 fi
-[ -n "$clang" ] || { echo "build.sh: clang not found (apt-get install clang lld wasi-libc): skipped" >&2; exit 77; }
+[ -n "$clang" ] && command -v "$clang" >/dev/null 2>&1 ||
+  { echo "build.sh: clang not found (apt-get install clang lld wasi-libc): skipped" >&2; exit 77; }
 sysroot=${WASI_SYSROOT:-}
 if [ -z "$sysroot" ]; then
   # Debian's wasi-libc: headers in /usr/include/wasm32-wasi, libc in
@@ -29,7 +30,11 @@ if [ -z "$sysroot" ]; then
     if [ -f "$s/lib/wasm32-wasi/libc.a" ]; then sysroot=$s; break; fi
   done
 fi
-[ -n "$sysroot" ] || { echo "build.sh: wasi-libc not found (apt-get install wasi-libc): skipped" >&2; exit 77; }
+[ -n "$sysroot" ] && [ -f "$sysroot/lib/wasm32-wasi/libc.a" ] ||
+  { echo "build.sh: wasi-libc not found (apt-get install wasi-libc): skipped" >&2; exit 77; }
+# the compiler's own builtins for wasm32 (128-bit multiplication, ...)
+builtins=$("$clang" --target=wasm32-wasi -print-libgcc-file-name)
+[ -f "$builtins" ] || { echo "build.sh: no $builtins (apt-get install libclang-rt-$("$clang" -dumpversion | cut -d. -f1)-dev-wasm32): skipped" >&2; exit 77; }
 ld=$("$clang" -print-prog-name=wasm-ld)
 command -v "$ld" >/dev/null 2>&1 || command -v wasm-ld >/dev/null 2>&1 ||
   { echo "build.sh: wasm-ld not found (apt-get install lld): skipped" >&2; exit 77; }

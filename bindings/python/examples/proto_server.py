@@ -9,6 +9,7 @@ has, by name, fed bytes (the runner cuts characters and sends invalid UTF-8),
 each answer taken from the Output the package returns.
 """
 
+import base64
 import os
 import sys
 
@@ -23,6 +24,8 @@ def _bytes_fields(event):
     """An event's byte strings as the protocol sends them: a str when they
     are UTF-8, else KEY_b64 (the adapter does this for text, data, event and
     id; the protocol asks it of every byte field)."""
+    if not any(type(v) is bytes for v in event.values()):
+        return event  # repairs, stops, ...: nothing to convert
     out = {}
     for k, v in event.items():
         if isinstance(v, bytes):
@@ -30,7 +33,6 @@ def _bytes_fields(event):
                 v = v.decode("utf-8")
             except UnicodeDecodeError:
                 if k not in ("text", "data", "event", "id"):
-                    import base64
                     out[k + "_b64"] = base64.b64encode(v).decode("ascii")
                     continue
         out[k] = v
