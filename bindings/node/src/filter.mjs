@@ -9,7 +9,7 @@
 // (Uint8Array) it returns Uint8Array. A JavaScript string cannot hold bytes
 // that are not UTF-8: when a model's output may have them and they matter,
 // feed bytes. In string results such bytes are U+FFFD.
-import { wasm, bytes, words, cString, put, newCString, asciiOrNull, utf8 } from './wasm.mjs';
+import { wasm, bytes, words, cString, put, newCString, decodeShort, scratchFor, utf8 } from './wasm.mjs';
 
 export const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
 const RUN_EVENT = 5;
@@ -50,8 +50,8 @@ const EMPTY = new Uint8Array(0);
 export class Filter {
   #h;
   #binary = null; // decided by the first chunk: strings or bytes
-  #decoders = null; // per channel, made when a string result first needs one
-  #pending = [false, false, false, false, false]; // a decoder may hold part of a character
+  // per channel, the bytes of a character not yet complete (string results)
+  #pending = [null, null, null, null, null];
   #name;
 
   /** new Filter('think', {tags: ['think']}): any filter by its protocol name. */
@@ -94,16 +94,32 @@ export class Filter {
     return result >>> 2;
   }
 
+  // A channel's bytes m[p..p+n) as this filter returns them. For strings:
+  // a character whose last byte has not come waits for the next call (the
+  // library's rule for what may still complete, sluice_utf8_tail), so a
+  // character is never split between two results.
   #channel(c, p, n, final) {
     if (this.#binary) return n ? bytes().slice(p, p + n) : EMPTY;
-    if (!this.#pending[c]) {
-      const s = asciiOrNull(p, n);
-      if (s !== null) return s;
+    const pending = this.#pending[c];
+    if (pending) { // rare: join it with this call's bytes in the scratch block
+      const q = scratchFor(pending.length + n);
+      const m = bytes();
+      m.copyWithin(q + pending.length, p, p + n);
+      m.set(pending, q);
+      p = q;
+      n += pending.length;
     }
-    this.#decoders ??= CHANNELS.map(() => new TextDecoder('utf-8'));
-    const s = this.#decoders[c].decode(bytes().subarray(p, p + n), { stream: !final });
-    this.#pending[c] = !final && n > 0 && bytes()[p + n - 1] > 0x7f;
-    return s;
+    let m = bytes();
+    const keep = final || n === 0 || m[p + n - 1] < 0x80 ? 0 : wasm.sw_utf8_tail(p, n);
+    m = bytes();
+    this.#pending[c] = keep ? m.slice(p + n - keep, p + n) : null;
+    return decodeShort(m, p, p + n - keep) ?? utf8.decode(m.subarray(p, p + n - keep));
+  }
+
+  #ch(w, r, c, final) {
+    const n = w[r + 6 + c];
+    if (n === 0 && (this.#binary || !this.#pending[c])) return this.#binary ? EMPTY : '';
+    return this.#channel(c, w[r + 1 + c], n, final);
   }
 
   #field(w, at, m) {
@@ -111,8 +127,8 @@ export class Filter {
     switch (kind) {
       case SB_BYTES:
         if (this.#binary) return n ? m.slice(p, p + n) : EMPTY;
-        return asciiOrNull(p, n) ?? utf8.decode(m.subarray(p, p + n));
-      case SB_NAME: return asciiOrNull(p, n) ?? utf8.decode(m.subarray(p, p + n));
+        return decodeShort(m, p, p + n) ?? utf8.decode(m.subarray(p, p + n));
+      case SB_NAME: return decodeShort(m, p, p + n) ?? utf8.decode(m.subarray(p, p + n));
       case SB_RAW: return JSON.parse(utf8.decode(m.subarray(p, p + n)));
       case SB_INT: return w[at + 4] + w[at + 5] * 4294967296;
       case SB_BOOL: return w[at + 4] !== 0;
@@ -137,9 +153,10 @@ export class Filter {
 
   #output(r, final) {
     const w = words();
-    const out = {};
-    for (let c = 0; c < 5; c++) out[CHANNELS[c]] = this.#channel(c, w[r + 1 + c], w[r + 6 + c], final);
-    out.events = [];
+    // one object shape for every result; an empty channel costs nothing
+    const out = { text: this.#ch(w, r, 0, final), thought: this.#ch(w, r, 1, final),
+      other: this.#ch(w, r, 2, final), markup: this.#ch(w, r, 3, final),
+      dropped: this.#ch(w, r, 4, final), events: [] };
     for (let i = 0, n = w[r + 13]; i < n; i++) {
       const ev = this.#event(i);
       if (ev.type === 'value') { // beside the events, as in the protocol
@@ -170,9 +187,9 @@ export class Filter {
         if (text.length) parts.push({ type: CHANNELS[kind], text });
       }
     }
-    if (final && !this.#binary) { // what the decoders still hold (invalid bytes at the end)
+    if (final && !this.#binary) { // a character that never completed: U+FFFD
       for (let c = 0; c < 5; c++) {
-        const rest = this.#pending[c] ? this.#decoders[c].decode() : '';
+        const rest = this.#pending[c] ? this.#channel(c, 0, 0, true) : '';
         if (rest) parts.push({ type: CHANNELS[c], text: rest });
       }
     }

@@ -28,22 +28,23 @@ const instance = await instantiate();
 export const wasm = instance.exports;
 wasm._initialize();
 
-// Views of linear memory, made again when it grows (growth detaches them).
+// Views of linear memory, made again when it grows: growing detaches the
+// old buffer, and a view of a detached buffer has length 0 (cheaper to
+// test on every call than reading memory.buffer).
 let u8 = new Uint8Array(wasm.memory.buffer);
 let u32 = new Uint32Array(wasm.memory.buffer);
 export function bytes() {
-  if (u8.buffer !== wasm.memory.buffer) {
+  if (u8.length === 0) {
     u8 = new Uint8Array(wasm.memory.buffer);
     u32 = new Uint32Array(wasm.memory.buffer);
   }
   return u8;
 }
 export function words() {
-  bytes();
+  if (u32.length === 0) bytes();
   return u32;
 }
 
-const latin = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
 const encoder = new TextEncoder();
 
@@ -68,23 +69,47 @@ export function scratchFor(n) {
   return scratch;
 }
 
+// A short string as UTF-8 at m[p..]: the bytes written. What
+// TextEncoder does (a lone surrogate is U+FFFD), without its cost per call,
+// which is most of a call at a few bytes.
+function encodeShort(str, m, p) {
+  let at = p;
+  for (let i = 0; i < str.length; i++) {
+    let c = str.charCodeAt(i);
+    if (c < 0x80) m[at++] = c;
+    else if (c < 0x800) {
+      m[at++] = 0xc0 | (c >> 6);
+      m[at++] = 0x80 | (c & 0x3f);
+    } else {
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = str.charCodeAt(i + 1);
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          m[at++] = 0xf0 | (c >> 18);
+          m[at++] = 0x80 | ((c >> 12) & 0x3f);
+          m[at++] = 0x80 | ((c >> 6) & 0x3f);
+          m[at++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+        c = 0xfffd;
+      }
+      m[at++] = 0xe0 | (c >> 12);
+      m[at++] = 0x80 | ((c >> 6) & 0x3f);
+      m[at++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return at - p;
+}
+
 // Copies a chunk (a string as UTF-8, or bytes) into the scratch block:
 // [pointer, length].
 export function put(chunk) {
   if (typeof chunk === 'string') {
-    // short ASCII, the common streaming case, without the encoder
-    if (chunk.length <= 16) {
-      let ascii = true;
-      for (let i = 0; i < chunk.length; i++) if (chunk.charCodeAt(i) > 0x7f) { ascii = false; break; }
-      if (ascii) {
-        const p = scratchFor(chunk.length);
-        const m = bytes();
-        for (let i = 0; i < chunk.length; i++) m[p + i] = chunk.charCodeAt(i);
-        return [p, chunk.length];
-      }
-    }
-    const p = scratchFor(chunk.length * 3);
-    const { written } = encoder.encodeInto(chunk, bytes().subarray(p, p + chunk.length * 3));
+    const room = chunk.length * 3;
+    const p = scratchFor(room);
+    if (chunk.length <= 32) return [p, encodeShort(chunk, bytes(), p)];
+    const { written } = encoder.encodeInto(chunk, bytes().subarray(p, p + room));
     return [p, written];
   }
   const view = chunk instanceof Uint8Array ? chunk
@@ -105,17 +130,38 @@ export function newCString(s) {
   return [p, b.length];
 }
 
-// Bytes of linear memory as a string, short ASCII without the decoder.
-export function asciiOrNull(p, n) {
-  if (n > 24) return null;
-  const m = u8.buffer === wasm.memory.buffer ? u8 : bytes();
+// Well-formed UTF-8 at m[a..b) as a string, for short runs, where
+// TextDecoder's cost per call is most of the work; null when the bytes are
+// not well-formed (TextDecoder then decides what replaces them).
+export function decodeShort(m, a, b) {
+  if (b - a > 32) return null;
   let s = '';
-  for (let i = 0; i < n; i++) {
-    const c = m[p + i];
-    if (c > 0x7f) return null;
-    s += String.fromCharCode(c);
+  for (let i = a; i < b;) {
+    const c = m[i];
+    if (c < 0x80) {
+      s += String.fromCharCode(c);
+      i++;
+      continue;
+    }
+    let n, cp, min;
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 2; cp = c & 0x1f; min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 3; cp = c & 0x0f; min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 4; cp = c & 0x07; min = 0x10000;
+    } else return null;
+    if (i + n > b) return null;
+    for (let k = 1; k < n; k++) {
+      const d = m[i + k];
+      if ((d & 0xc0) !== 0x80) return null;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return null;
+    s += String.fromCodePoint(cp);
+    i += n;
   }
   return s;
 }
 
-export { latin, utf8 };
+export { utf8 };

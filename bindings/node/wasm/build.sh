@@ -52,7 +52,10 @@ sed -e "s/@PROJECT_VERSION_MAJOR@/$major/" -e "s/@PROJECT_VERSION_MINOR@/$minor/
     -e "s/@PROJECT_VERSION_PATCH@/$patch/" -e "s/@PROJECT_VERSION@/$version/" \
     "$src/lib/include/sluice_version.h.in" > "$tmp/sluice_version.h"
 
-flags="--target=wasm32-wasi --sysroot=$sysroot -O2 -std=c11 -Wall -Wno-unused-command-line-argument
+# -flto: the shim, the exports and the filters optimised as one program
+# (twice the speed of separate objects at 4-byte chunks, where the calls
+# between them are most of the work)
+flags="--target=wasm32-wasi --sysroot=$sysroot -O2 -flto -std=c11 -Wall -Wno-unused-command-line-argument
   -I$here -I$tmp -I$src/lib/include -I$src/lib/src/core -I$src/lib/src/kit -I$src/bindings/common"
 # every source of the library (a new file is picked up), the kit, the shim,
 # the exports, the jansson subset; jansson.h here shadows any other
@@ -66,6 +69,6 @@ done
 mkdir -p "$(dirname "$out")"
 # a reactor (no main); a 1 MiB stack; memory grows as the filters need
 # shellcheck disable=SC2086
-"$clang" --target=wasm32-wasi --sysroot="$sysroot" -O2 -mexec-model=reactor -fuse-ld=lld \
+"$clang" --target=wasm32-wasi --sysroot="$sysroot" -O2 -flto -mexec-model=reactor -fuse-ld=lld \
   -Wl,-z,stack-size=1048576 -Wl,--strip-all -o "$out" $objs
 echo "built $out ($(wc -c < "$out") bytes)"

@@ -90,6 +90,9 @@ EXPORT(sw_filter_name) const char *sw_filter_name(const sb_filter *b) {
 /* Bytes held back and fed so far (doubles: they may pass 2^32). */
 EXPORT(sw_held) double sw_held(const sb_filter *b) { return (double)sluice_held(sb_filter_of(b)); }
 EXPORT(sw_fed) double sw_fed(const sb_filter *b) { return (double)sluice_fed(sb_filter_of(b)); }
+/* The bytes at the end of p[0..n) that begin a character not yet complete
+ * (sluice_utf8_tail): the string results keep them for the next call. */
+EXPORT(sw_utf8_tail) size_t sw_utf8_tail(const void *p, size_t n) { return sluice_utf8_tail(p, n); }
 EXPORT(sw_version) const char *sw_version(void) { return sluice_version(); }
 
 /* Event i of the last call in the protocol's form: how many fields, each

@@ -89,6 +89,17 @@ class ThinkTest(unittest.TestCase):
         self.assertEqual("".join(o.text for o in out), "é€")
         self.assertEqual("".join(o.thought for o in out), "日本")
 
+    def test_a_character_the_library_releases_in_two_calls(self):
+        # a recorded capture whose pieces cut the euro sign (e2 82 | ac), then
+        # an invalid byte: the body is released as the pieces come
+        f = sluice.Capture()
+        lines = ['{"sluice_capture": 1, "request": {}, "response": {"status": 200, "headers": {}}}\n',
+                 '{"t": 0.1, "data_b64": "4oI="}\n', '{"t": 0.2, "data_b64": "rA=="}\n',
+                 '{"t": 0.3, "data_b64": "/w=="}\n', '{"t": 0.4, "end": "complete"}\n']
+        self.assertEqual([f.feed(l).text for l in lines], ["", "", "€", "\udcff", ""])
+        g = sluice.Capture()  # held at the end: the bytes as lone surrogates
+        self.assertEqual([g.feed(l).text for l in lines[:2]] + [g.finish().text], ["", "", "\udce2\udc82"])
+
     def test_mixing_str_and_bytes_is_refused(self):
         f = sluice.Think()
         f.feed("a")
