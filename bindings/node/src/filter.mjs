@@ -47,6 +47,17 @@ function nameString(name) {
 
 const EMPTY = new Uint8Array(0);
 
+// Whether m[p..p+n) ends with a whole character (or is empty): the common
+// case, told without a call into the module; otherwise the library's rule
+// decides what waits.
+function endsWhole(m, p, n) {
+  if (n === 0 || m[p + n - 1] < 0x80) return true;
+  let k = 1;
+  while (k <= 3 && k < n && (m[p + n - k] & 0xc0) === 0x80) k++;
+  const lead = m[p + n - k];
+  return (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0) === k;
+}
+
 export class Filter {
   #h;
   #binary = null; // decided by the first chunk: strings or bytes
@@ -110,7 +121,7 @@ export class Filter {
       n += pending.length;
     }
     let m = bytes();
-    const keep = final || n === 0 || m[p + n - 1] < 0x80 ? 0 : wasm.sw_utf8_tail(p, n);
+    const keep = final || endsWhole(m, p, n) ? 0 : wasm.sw_utf8_tail(p, n);
     m = bytes();
     this.#pending[c] = keep ? m.slice(p + n - keep, p + n) : null;
     return decodeShort(m, p, p + n - keep) ?? utf8.decode(m.subarray(p, p + n - keep));
