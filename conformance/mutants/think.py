@@ -1,6 +1,6 @@
-"""The think filter (DESIGN.md §2, both modes), written again in Python from the
-design, with one known bug switched on by name: a mutant for the conformance
-suites. Without a bug name it is the control, which must pass every case it
+"""The think filter (DESIGN.md §2, both modes, and the reasoning formats of
+"think formats"), written again in Python from the design, with one known
+bug switched on by name: a mutant for the conformance suites. Without a bug name it is the control, which must pass every case it
 is run on (conformance/mutants/run_mutants.py checks that first).
 
     python3 think.py [BUG]
@@ -34,11 +34,51 @@ BUGS = (
     "records-grouped",
     "cross-close",
     "grace-tag-end",
+    # the reasoning formats (FormatCore)
+    "format-open-shown",
+    "format-implicit-end-ignored",
+    "format-second-block-as-first",
+    "format-start-state-ignored",
+    "format-thinking-ignored",
+    "format-wrappers-anywhere",
 )
 
 DEFAULT_TAGS = ("thought", "thinking", "think", "reasoning", "reflection")
 KEYS = {"mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
-        "grace_period", "expect_only_closing", "missing_close", "max_block"}
+        "grace_period", "expect_only_closing", "missing_close", "max_block", "format", "thinking"}
+
+# The reasoning formats, restated from DESIGN.md "think formats" and the
+# suites' README: opening, closing and implicit-end strings, the answer's
+# opening and closing wrappers, where the stream starts ("inside" the block
+# the template opened, "outside" with blocks anywhere, "first": outside, a
+# block only as the first thing but whitespace), what follows the first
+# block ("text", or "blocks" again), and the family's default for thinking.
+FORMATS = {
+    "deepseek-r1": (["<think>"], ["</think>"], [], [], [], "inside", "text", True),
+    "qwen3": (["<think>"], ["</think>"], ["<tool_call>"], [], [], "inside", "text", True),
+    "deepseek-v3.1": (["<think>"], ["</think>"], [], [], [], "inside", "text", False),
+    "glm-4.5": (["<think>"], ["</think>"], ["<tool_call>"], [], [], "outside", "text", True),
+    "kimi-k2": (["<think>"], ["</think>"],
+                ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], [], [],
+                "inside", "text", True),
+    "minimax-m2": (["<think>"], ["</think>"], [], [], [], "inside", "text", True),
+    "mistral": (["[THINK]"], ["[/THINK]"], [], [], [], "outside", "text", True),
+    "granite": (["Here is my thought process:", "Here's my thought process:"],
+                ["Here is my response:", "Here's my response:"], [], [], [], "first", "text",
+                True),
+    "hunyuan": (["<think>"], ["</think>"], ["<tool_calls>"], ["<answer>"], ["</answer>"],
+                "outside", "text", True),
+    "ernie-4.5": (["<think>"], ["</think>"], [], ["<response>"], ["</response>"], "inside",
+                  "text", True),
+    "olmo3": (["<think>"], ["</think>"], [], [], [], "inside", "blocks", True),
+    "seed-oss": (["<seed:think>"], ["</seed:think>"], [], [], [], "inside", "text", True),
+    "step3": ([], ["</think>"], [], [], [], "inside", "text", True),
+    "cohere-command": (["<|START_THINKING|>"], ["<|END_THINKING|>"],
+                       ["<|START_RESPONSE|>", "<|START_TEXT|>", "<|START_ACTION|>"],
+                       ["<|START_RESPONSE|>", "<|START_TEXT|>"],
+                       ["<|END_RESPONSE|>", "<|END_TEXT|>"], "inside", "text", True),
+}
+BLANK = " \t\n\r"
 CHANNEL_ONLY = ("tags", "pairs", "start_in")
 ANCHORED_ONLY = ("start_tag", "end_tag", "grace_period", "expect_only_closing",
                  "missing_close", "max_block")
@@ -359,6 +399,190 @@ class ThinkCore:
                 self.record(self.blocks[0], False)
 
 
+class FormatCore:
+    """A model family's reasoning format, on characters. Parts of the stream:
+    "lead" (inside the block the template opened, nothing but whitespace yet:
+    an opening tag is markup), "first" (outside, nothing but whitespace yet:
+    only here may a block open), "answer" (the answer, nothing but whitespace
+    yet: a wrapper that opens it is markup), "out" (outside, blocks or a
+    wrapped answer open anywhere), "in", "wrapped" (until the wrapper that
+    closes the answer), "done" (text)."""
+
+    def __init__(self, o, bug, sink):
+        self.bug, self.emit, self.event = bug, sink.emit, sink.event
+        self.name = o["format"]
+        (self.opens, self.closes, self.ends, self.aopen, self.aclose, starts, later,
+         default) = FORMATS[self.name]
+        if bug == "format-implicit-end-ignored":
+            self.ends = []
+        thinking = o.get("thinking")
+        if thinking is None or bug == "format-thinking-ignored":
+            thinking = default
+        self.answer = "answer" if self.aopen else "done"
+        self.after = ("out" if later == "blocks" or bug == "format-second-block-as-first"
+                      else self.answer)
+        if bug == "format-start-state-ignored":
+            starts = "outside"
+        if not thinking:
+            self.state = self.answer
+        elif starts == "inside":
+            self.state = "lead" if self.opens and bug != "format-open-shown" else "in"
+        else:
+            self.state = "first" if starts == "first" else "out"
+        self.thought = ""
+        self.held = ""
+
+    def patterns(self):
+        """(string, kind) pairs the state reads."""
+        if self.state in ("lead", "first"):
+            return [(x, "open") for x in self.opens]
+        if self.bug == "format-wrappers-anywhere" and self.state in ("answer", "wrapped", "done"):
+            return [(x, "wrapper") for x in self.aopen + self.aclose]
+        if self.state == "answer":
+            return [(x, "aopen") for x in self.aopen]
+        if self.state == "out":
+            return [(x, "open") for x in self.opens] + [(x, "aopen") for x in self.aopen]
+        if self.state == "in":
+            return [(x, "close") for x in self.closes] + [(x, "end") for x in self.ends]
+        if self.state == "wrapped":
+            return [(x, "aclose") for x in self.aclose]
+        return []
+
+    def match(self, s, c, final):
+        """Leftmost-longest at s[c:]: ("full", (string, kind)), ("partial", None)
+        when a longer string may still come, or ("none", None)."""
+        avail = len(s) - c
+        best, pending = None, 0
+        for pat, kind in self.patterns():
+            k = min(len(pat), avail)
+            if s[c:c + k] != pat[:k]:
+                continue
+            if k == len(pat):
+                if best is None or len(pat) > len(best[0]):
+                    best = (pat, kind)
+            elif not final:
+                pending = max(pending, len(pat))
+        if pending > (len(best[0]) if best else 0):
+            return "partial", None
+        return ("full", best) if best else ("none", None)
+
+    def content(self, x):
+        if not x:
+            return
+        if self.state in ("lead", "in"):
+            self.emit("thought", x)
+            self.thought += x
+        else:
+            self.emit("text", x)
+
+    def end_block(self):
+        self.event({"type": "thought", "tag": self.name, "text": self.thought, "complete": True})
+        self.thought = ""
+        self.state = self.after
+
+    def tag(self, pat, kind):
+        """Returns the characters the tag consumed (an implicit end none: it is
+        read again in the state it leads to)."""
+        if kind == "end":
+            self.end_block()
+            return 0
+        self.emit("markup", pat)
+        if kind == "open":
+            if self.state != "lead":
+                self.thought = ""
+            self.state = "in"
+        elif kind == "close":
+            self.end_block()
+        elif kind == "wrapper":
+            self.state = "done"  # format-wrappers-anywhere: markup wherever, state kept
+        elif kind == "aopen":
+            self.state = "wrapped"
+        else:
+            self.state = "done"
+        return len(pat)
+
+    def process(self, s, final):
+        i = run = 0
+        n = len(s)
+        while i < n:
+            if self.state in ("lead", "first") or (
+                    self.state == "answer" and self.bug != "format-wrappers-anywhere"):
+                k = i
+                while k < n and s[k] in BLANK:
+                    k += 1
+                if k == n:
+                    break
+                self.content(s[run:k])
+                m, best = self.match(s, k, final)
+                if m == "partial":
+                    return k
+                if m == "full":
+                    i = run = k + self.tag(*best)
+                else:
+                    self.state = {"lead": "in", "first": self.answer}.get(self.state, "done")
+                    i = run = k
+                continue
+            pats = self.patterns()
+            if not pats:
+                break
+            firsts = {p[0] for p, _ in pats}
+            c = i
+            while c < n and s[c] not in firsts:
+                c += 1
+            if c >= n:
+                break
+            m, best = self.match(s, c, final)
+            if m == "none":
+                i = c + 1
+                continue
+            self.content(s[run:c])
+            if m == "partial":
+                return c
+            i = run = c + self.tag(*best)
+        self.content(s[run:n])
+        return n
+
+    def feed(self, text):
+        s = self.held + text
+        used = self.process(s, False)
+        self.held = s[used:]
+
+    def finish(self):
+        if self.held and self.bug != "partial-tag-lost":
+            self.process(self.held, True)
+        self.held = ""
+        if self.state in ("lead", "in"):
+            self.event({"type": "thought", "tag": self.name, "text": self.thought,
+                        "complete": False})
+
+
+def format_options(o):
+    """The format options, checked as the reference checks them; None when o
+    names no model family's format."""
+    name = o.get("format")
+    if name is not None and not isinstance(name, str):
+        raise BadOption("format must be a string")
+    if name is not None and name not in FORMATS and name not in ("none", "generic", "gpt-oss"):
+        raise BadOption("no reasoning format %r" % name)
+    if name == "gpt-oss":
+        raise BadOption("gpt-oss is harmony: use the harmony filter")
+    thinking = o.get("thinking")
+    if thinking is not None and not isinstance(thinking, bool):
+        raise BadOption("thinking must be a boolean")
+    if name not in FORMATS:
+        if thinking is not None:
+            raise BadOption("thinking applies to a model family's format")
+        if name == "generic" and o.get("mode", "channel") != "channel":
+            raise BadOption("generic is channel mode")
+        return None
+    for k in o:
+        if k not in ("format", "thinking", "mode"):
+            raise BadOption("%s does not apply to a family's format" % k)
+    if o.get("mode", "channel") != "channel":
+        raise BadOption("a family's format is read in channel mode")
+    return {"format": name, "thinking": thinking}
+
+
 def think_options(o):
     """The protocol's think options, checked as the reference checks them."""
     if not isinstance(o, dict):
@@ -366,6 +590,9 @@ def think_options(o):
     for k in o:
         if k not in KEYS:
             raise BadOption("unknown option %s" % k)
+    fmt = format_options(o)
+    if fmt is not None:
+        return fmt
     mode = o.get("mode", "channel")
     if mode not in ("channel", "anchored"):
         raise BadOption("mode must be channel or anchored")
@@ -448,6 +675,8 @@ class Think:
         self.buffer = ""  # buffer-all
 
     def new_core(self):
+        if "format" in self.opts:
+            return FormatCore(self.opts, self.bug, self.col)
         return ThinkCore(self.opts, self.bug, self.col)
 
     def released(self, out):

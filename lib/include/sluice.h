@@ -296,6 +296,89 @@ typedef struct sluice_pair {
   const char *close;
 } sluice_pair;
 
+/* The reasoning formats of model families (option format). Each is data:
+ * its delimiters, the state the stream starts in (inside a block the chat
+ * template opened, or outside), whether an opening tag is optional at the
+ * start, implicit ends (a tool-call tag that ends reasoning and stays in
+ * TEXT), answer wrappers (MARKUP around the answer: the opening one as
+ * the answer's first thing but whitespace, the closing one after it), and
+ * what a later block is (text, or hidden too). Delimiters match exactly (case-sensitive): they
+ * are the family's tokens. docs/DESIGN.md "think formats" and
+ * conformance/suites/think/README.md give every family's rules and sources.
+ *
+ * Routing: reasoning to THOUGHT, delimiters and answer wrappers to MARKUP,
+ * the rest (tool calls included) to TEXT. A block's end (its closing tag,
+ * an implicit end, or the end of the stream inside it) makes a thought
+ * record whose tag is the format's name. With thinking 0 the stream is all
+ * answer: delimiters are text, answer wrappers still MARKUP, no records.
+ * Hold-back: a trailing proper prefix of a delimiter the state can match
+ * (at most 27 bytes: the longest delimiter, Kimi K2's tool-section token, is
+ * 28), nothing else. Memory: constant. */
+typedef enum sluice_think_format {
+  SLUICE_THINK_FORMAT_NONE = 0,  /* no format: mode and the channel options */
+  SLUICE_THINK_FORMAT_GENERIC,   /* channel mode, named ("generic") */
+  SLUICE_THINK_FORMAT_DEEPSEEK_R1,
+  SLUICE_THINK_FORMAT_QWEN3,
+  SLUICE_THINK_FORMAT_DEEPSEEK_V3_1,
+  SLUICE_THINK_FORMAT_GLM_4_5,
+  SLUICE_THINK_FORMAT_KIMI_K2,
+  SLUICE_THINK_FORMAT_MINIMAX_M2,
+  SLUICE_THINK_FORMAT_MISTRAL,
+  SLUICE_THINK_FORMAT_GRANITE,
+  SLUICE_THINK_FORMAT_HUNYUAN,
+  SLUICE_THINK_FORMAT_ERNIE_4_5,
+  SLUICE_THINK_FORMAT_OLMO3,
+  SLUICE_THINK_FORMAT_SEED_OSS,
+  SLUICE_THINK_FORMAT_STEP3,
+  SLUICE_THINK_FORMAT_COHERE_COMMAND,
+  SLUICE_THINK_FORMAT_GPT_OSS, /* harmony: sluice_think_new refuses it, naming
+                                  sluice_harmony_new; a pipeline builds harmony */
+  SLUICE_THINK_FORMAT_COUNT
+} sluice_think_format;
+
+/* "deepseek-r1", "qwen3", ... ("none" for NONE); NULL when out of range. */
+SLUICE_API const char *sluice_think_format_name(sluice_think_format f);
+/* The format of a name (exact, as sluice_think_format_name gives it);
+ * returns 0 and sets *out, or -1 for an unknown name. */
+SLUICE_API int sluice_think_format_from_name(const char *name, sluice_think_format *out);
+/* The family's default for the thinking option (1 on, 0 off). */
+SLUICE_API int sluice_think_format_thinking_default(sluice_think_format f);
+
+/* Choosing the format by model name. A rule's pattern is a glob: '*' any
+ * run of bytes, '?' one byte, ASCII case-insensitive. A pattern without '/'
+ * is matched against the part of the name after its last '/' (so
+ * "deepseek-ai/DeepSeek-R1-0528" and "openrouter/deepseek/deepseek-r1:free"
+ * both match "deepseek-r1*"), one with '/' against the whole name. The
+ * caller's rules are tried first, in order, then the built-in table
+ * (sluice_think_model_rules); the first match wins. Patterns are short:
+ * the match is O(pattern x name) at worst, and it runs once per stream. */
+typedef struct sluice_model_rule {
+  const char *pattern;
+  sluice_think_format format;
+  int thinking; /* -1: the format's default; 0 off; 1 on */
+  const char *why; /* a short note for --explain (may be NULL) */
+} sluice_model_rule;
+
+typedef struct sluice_model_match {
+  sluice_think_format format;   /* NONE when no rule matched */
+  int thinking;                 /* the rule's, -1 for the format's default */
+  const sluice_model_rule *rule; /* the rule that matched, NULL if none */
+  size_t index;                 /* its index in its table */
+  int builtin;                  /* 1: the built-in table; 0: the caller's */
+} sluice_model_match;
+
+/* The built-in table, in the order it is tried; *count gets its length. */
+SLUICE_API const sluice_model_rule *sluice_think_model_rules(size_t *count);
+/* Fills *out for model (NULL or "" match nothing); returns 1 if a rule
+ * matched, 0 if none did (out->format is then NONE). rules may be NULL. */
+SLUICE_API int sluice_think_format_for_model(const char *model, const sluice_model_rule *rules,
+                                             size_t nrules, sluice_model_match *out);
+/* The explanation a tool prints (replay --explain): 'format qwen3, thinking
+ * off: rule "qwen3*instruct-2507*" (built-in 8: the 2507 Instruct models never
+ * think)' or 'no reasoning format: no rule matches'. Writes at most n bytes
+ * with the NUL (truncating) and returns the length it needed, as snprintf. */
+SLUICE_API size_t sluice_model_match_describe(const sluice_model_match *m, char *buf, size_t n);
+
 #define SLUICE_THINK_MAX_TAGS 64     /* tags or pairs */
 #define SLUICE_THINK_MAX_LITERAL 256 /* bytes of a pair's open or close */
 
@@ -317,6 +400,13 @@ typedef struct sluice_think_opts {
   int expect_only_closing;
   sluice_missing_close missing_close;
   size_t max_block; /* anchored: cap on a held block in bytes; 0 = none */
+  /* A model family's reasoning format (below); NONE: mode and the options
+   * above decide. A family's format takes no other option but thinking:
+   * tags, pairs, start_in, anchored mode and its tags are refused, and
+   * case_insensitive is not read (a family's delimiters match exactly). */
+  sluice_think_format format;
+  int thinking; /* -1 (default): the family's default; 0: the template switched
+                   reasoning off; 1: on. Only with a family's format. */
 } sluice_think_opts;
 
 SLUICE_API void sluice_think_opts_init_size(sluice_think_opts *o, size_t size);

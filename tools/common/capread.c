@@ -36,15 +36,15 @@ static int on_piece(void *user, const char *p, size_t n, uint64_t t, uint64_t so
       tbuf_xadd(&c->fifo, p, n);
     }
   }
-  if (c->nends == c->cap_ends) {
+  if (c->nends == c->cap_ends && c->end0 > 0) {
     /* compact the queue before growing it */
     memmove(c->ends, c->ends + c->end0, (c->nends - c->end0) * sizeof *c->ends);
     c->nends -= c->end0;
     c->end0 = 0;
-    if (c->nends == c->cap_ends) {
-      c->cap_ends = c->cap_ends ? c->cap_ends * 2 : 64;
-      c->ends = xrealloc(c->ends, xmul(c->cap_ends, sizeof *c->ends));
-    }
+  }
+  if (c->nends == c->cap_ends) {
+    c->cap_ends = c->cap_ends ? c->cap_ends * 2 : 64;
+    c->ends = xrealloc(c->ends, xmul(c->cap_ends, sizeof *c->ends));
   }
   c->ends[c->nends++] = start + n;
   c->recent[c->nrecent % CAPREAD_RECENT].body = start;

@@ -21,9 +21,33 @@ import { settle } from '../settle.mjs';
 
 const TAG = /^<([^<>/\s]+)>$/;
 
+// sluice's reasoning formats (option "format") that are one <name> ... </name>
+// pair: the tag name and whether the stream starts inside (startWithReasoning).
+// The middleware has no implicit ends, answer wrappers, optional opening tag or
+// "one block only"; known.txt says where that shows.
+const FORMATS = {
+  'deepseek-r1': ['think', true], qwen3: ['think', true], 'deepseek-v3.1': ['think', true],
+  'glm-4.5': ['think', false], 'kimi-k2': ['think', true], 'minimax-m2': ['think', true],
+  hunyuan: ['think', false], 'ernie-4.5': ['think', true], olmo3: ['think', true],
+  'seed-oss': ['seed:think', true],
+};
+
+function configureFormat(options) {
+  for (const k of Object.keys(options))
+    if (k !== 'format' && k !== 'thinking') throw new Unsupported(`option "${k}" with a format`);
+  const f = FORMATS[options.format];
+  if (!f) throw new Unsupported(`format ${options.format} is no <name> pair`);
+  // thinking off (the default of deepseek-v3.1) has no counterpart: the
+  // middleware always extracts blocks
+  const thinking = options.thinking ?? options.format !== 'deepseek-v3.1';
+  if (thinking !== true) throw new Unsupported('thinking off has no counterpart');
+  return { tagName: f[0], separator: '', startWithReasoning: f[1] };
+}
+
 // The AI SDK's options for sluice's think options, or Unsupported.
 export function configure(options) {
-  const allowed = new Set(['mode', 'tags', 'pairs', 'start_in', 'case_insensitive']);
+  if (options.format !== undefined && options.format !== 'generic') return configureFormat(options);
+  const allowed = new Set(['mode', 'tags', 'pairs', 'start_in', 'case_insensitive', 'format']);
   for (const k of Object.keys(options))
     if (!allowed.has(k)) throw new Unsupported(`option "${k}" has no counterpart`);
   if ((options.mode ?? 'channel') !== 'channel') throw new Unsupported('channel mode only');

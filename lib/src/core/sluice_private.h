@@ -232,6 +232,34 @@ const char *sluicep_think_literal_problem(const char *s);
  * ends: no field is read and no event dispatched. */
 void sluicep_sse_on_blank(sluice_filter *f, int (*fn)(void *user, uint64_t end), void *user);
 
+/* A model family's reasoning format (think_formats.c), as think.c reads it.
+ * Lists are NULL-terminated. */
+enum {
+  SLUICEP_FS_INSIDE = 1,  /* starts inside a block the template opened; an
+                             opening tag first in it (after whitespace) is markup */
+  SLUICEP_FS_OUTSIDE,     /* starts outside; an opening tag anywhere opens */
+  SLUICEP_FS_OUTSIDE_FIRST /* starts outside; an opening tag opens only as the
+                             first thing but whitespace */
+};
+enum {
+  SLUICEP_FL_TEXT = 1, /* after the first block the stream is answer, tags and all */
+  SLUICEP_FL_BLOCKS    /* a later opening tag opens another block */
+};
+typedef struct sluicep_think_format_def {
+  const char *name;
+  const char *open[3], *close[3];
+  const char *end[4];   /* implicit ends: end reasoning, then read as answer */
+  const char *aopen[3]; /* answer wrappers that open the answer: MARKUP as its
+                           first thing but whitespace (or anywhere before a block) */
+  unsigned char starts, later;
+  unsigned char thinking; /* the family's default */
+  unsigned char harmony;  /* gpt-oss: the harmony filter's, not think's */
+  const char *aclose[3]; /* answer wrappers that close it: MARKUP after an opener */
+} sluicep_think_format_def;
+
+/* NULL when f is out of range. */
+const sluicep_think_format_def *sluicep_think_format_def_of(sluice_think_format f);
+
 /* The think filter's prefilter (think.c): -1 chooses the best one at the
  * first scan; tests set it to force an implementation and compare. */
 enum { SLUICEP_PREFILTER_PORTABLE = 0, SLUICEP_PREFILTER_SSE2, SLUICEP_PREFILTER_AVX2 };

@@ -9,7 +9,15 @@
  *          unterminated block is given back as text, so the block is held
  *          until its closing tag (max_block caps that).
  *
- * One scanner serves both modes. The only bytes held back between feed calls
+ * format   A model family's reasoning format (think_formats.c): channel
+ *          mode's scanner, with the patterns of the part of the stream it
+ *          is in (fmt_enter). Three parts are decided at their first byte
+ *          but whitespace, where an opening tag may stand (the optional one
+ *          of a block the template opened, granite's marker, the wrapper
+ *          that opens the answer); the others route content as channel mode
+ *          does, fast paths and all.
+ *
+ * One scanner serves every mode. The only bytes held back between feed calls
  * are a trailing proper prefix of a tag that is still possible (fewer than
  * the longest tag), plus, in anchored mode, an open block.
  */
@@ -86,7 +94,35 @@ typedef struct think {
   /* Stream offsets, so an error names the same byte for every chunking. */
   uint64_t consumed;      /* bytes consumed before the current process call */
   const char *proc_start; /* the buffer of the current process call */
+  /* format mode (fmt set; mode is channel): the part of the stream and
+   * its patterns. In F_OUT's set the first fn_open patterns open a block
+   * and the rest are answer wrappers; in F_IN's the first fn_close close
+   * it and the rest are implicit ends. */
+  const sluicep_think_format_def *fmt;
+  int fstate;
+  pset fsets[6];
+  size_t fn_open, fn_close;
+  int answer;     /* the state the answer starts in: F_ANSWER, or F_DONE for a
+                     family without answer wrappers */
+  int after;      /* the state a block's end leads to: answer, or F_OUT */
+  int plain;      /* content goes to cur_ch as it is and only a whole tag
+                     changes the state: the fast paths may route it (channel
+                     mode, and every format state but the three first ones) */
 } think;
+
+/* Format states. The first three are decided by their first bytes but
+ * whitespace. F_LEAD: inside the block the template opened (an opening tag
+ * is markup). F_FIRST: outside (granite: only here may the block open).
+ * F_ANSWER: the answer after the block, or the whole stream with thinking
+ * off (a wrapper that opens the answer is markup). Then F_OUT: outside,
+ * blocks open anywhere (and an answer wrapper). F_IN: inside. F_WRAPPED:
+ * in the answer its wrapper opened, until the wrapper that closes it.
+ * F_DONE: the rest, text. */
+enum { F_LEAD, F_FIRST, F_ANSWER, F_OUT, F_IN, F_WRAPPED, F_DONE };
+/* fsets[]: the opening tags alone, the answer's opening wrappers alone,
+ * F_OUT's (opening tags, then opening wrappers), F_IN's (closing tags, then
+ * implicit ends), the closing wrappers, none (F_DONE). */
+enum { FS_OPENS, FS_AOPEN, FS_OUT, FS_IN, FS_ACLOSE, FS_DONE };
 
 static uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
 static uint8_t upper(uint8_t c) { return (c >= 'a' && c <= 'z') ? (uint8_t)(c - 32) : c; }
@@ -405,6 +441,71 @@ static void set_inside(think *t, int i) {
   t->cur_ch = i >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT;
 }
 
+/* Format mode: enters a part of the stream, with its patterns and the
+ * channel its content goes to. */
+static void fmt_enter(think *t, int st) {
+  static const struct {
+    int set, inside, plain;
+  } part[] = {[F_LEAD] = {FS_OPENS, 0, 0},     [F_FIRST] = {FS_OPENS, -1, 0},
+              [F_ANSWER] = {FS_AOPEN, -1, 0},  [F_OUT] = {FS_OUT, -1, 1},
+              [F_IN] = {FS_IN, 0, 1},          [F_WRAPPED] = {FS_ACLOSE, -1, 1},
+              [F_DONE] = {FS_DONE, -1, 1}};
+  t->fstate = st;
+  t->cur = &t->fsets[part[st].set];
+  t->inside = part[st].inside;
+  t->cur_ch = t->inside >= 0 ? SLUICE_THOUGHT : SLUICE_TEXT;
+  t->plain = part[st].plain;
+}
+
+/* Format mode: pattern `which` of the current set matched at p (len
+ * bytes). Sets *used to the bytes it consumed: an implicit end consumes
+ * none, so that it is read again in the state it leads to (an answer
+ * wrapper there is MARKUP, a tool call TEXT). */
+static int fmt_tag(think *t, size_t which, const char *p, size_t len, size_t *used) {
+  *used = len;
+  switch (t->fstate) {
+  case F_FIRST:
+  case F_OUT:
+    if (t->fstate == F_OUT && which >= t->fn_open) { /* an answer wrapper */
+      fmt_enter(t, F_WRAPPED);
+      break;
+    }
+    fmt_enter(t, F_IN);
+    t->thought_start = t->base.chan_bytes[SLUICE_THOUGHT];
+    break;
+  case F_LEAD: fmt_enter(t, F_IN); break; /* the optional opening tag */
+  case F_IN:
+    if (which >= t->fn_close) *used = 0; /* an implicit end */
+    else if (sluicep_emit(&t->base, SLUICE_MARKUP, p, len)) return 1;
+    fmt_enter(t, t->after);
+    return thought_record(t, &t->blocks[0], 1);
+  case F_ANSWER: fmt_enter(t, F_WRAPPED); break;
+  default: fmt_enter(t, F_DONE); break; /* F_WRAPPED: the closing wrapper */
+  }
+  return sluicep_emit(&t->base, SLUICE_MARKUP, p, len);
+}
+
+/* Format mode, F_LEAD, F_FIRST and F_ANSWER: p[0..n) holds the first bytes
+ * but whitespace (ASCII space, tab, LF, CR) that decide the part. An opening
+ * tag (or wrapper) there is markup; anything else leaves for the part that
+ * follows (F_IN inside the block, the answer after a missed block, F_DONE
+ * after a missed wrapper), where it is read again. Returns the bytes
+ * consumed, or n when the filter stopped; a partial tag (not final)
+ * consumes nothing. */
+static size_t fmt_first(think *t, const char *p, size_t n, int final) {
+  size_t which = 0;
+  enum match m = match_at(t, t->cur, p, n, final, &which);
+  if (m == PARTIAL) return 0;
+  if (m == NONE) {
+    fmt_enter(t, t->fstate == F_LEAD ? F_IN : t->fstate == F_FIRST ? t->answer : F_DONE);
+    return 0;
+  }
+  size_t len = t->cur->n[which], used;
+  return fmt_tag(t, which, p, len, &used) ? n : used;
+}
+
+static int is_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /* A pattern matched at p (len bytes): the state transition. */
 static int on_tag(think *t, size_t which, const char *p, size_t len) {
   if (t->mode == SLUICE_THINK_CHANNEL) {
@@ -445,6 +546,7 @@ static int on_tag(think *t, size_t which, const char *p, size_t len) {
 }
 
 static const pset *active(const think *t) {
+  if (t->fmt) return t->cur->count ? t->cur : NULL; /* none: the rest is answer */
   if (t->mode == SLUICE_THINK_CHANNEL) return t->inside >= 0 ? &t->closes[t->inside] : &t->opens;
   switch (t->phase) {
   case SEEK: return &t->opens;
@@ -479,6 +581,19 @@ static size_t process_buf(think *t, const char *p, size_t n, int final) {
   while (i < n) {
     const pset *ps = active(t);
     if (!ps) break; /* passthrough: the rest is content */
+    if (!t->plain) {
+      /* a format's part decided by its first bytes but whitespace */
+      size_t k = i;
+      while (k < n && is_blank((uint8_t)p[k])) k++;
+      if (k == n) break;
+      if (content(t, p + run, k - run)) return n;
+      int was = t->fstate;
+      size_t used = fmt_first(t, p + k, n - k, final);
+      if (t->base.err.status != SLUICE_OK) return n;
+      if (!used && t->fstate == was) return k; /* a partial tag: hold it */
+      i = run = k + used;
+      continue;
+    }
     size_t c = next_candidate(ps, p, i, n);
     if (t->phase == SEEK && t->mode == SLUICE_THINK_ANCHORED) {
       seek_count(t, p + i, c - i);
@@ -499,8 +614,12 @@ static size_t process_buf(think *t, const char *p, size_t n, int final) {
     if (content(t, p + run, c - run)) return n;
     if (m == PARTIAL) return c; /* hold back from the candidate */
     size_t len = ps->n[which];
-    if (on_tag(t, ps == &t->opens ? which : (size_t)(t->inside >= 0 ? t->inside : 0), p + c, len))
+    if (t->fmt) {
+      if (fmt_tag(t, which, p + c, len, &len)) return n;
+    } else if (on_tag(t, ps == &t->opens ? which : (size_t)(t->inside >= 0 ? t->inside : 0),
+                      p + c, len)) {
       return n;
+    }
     i = run = c + len;
   }
   content(t, p + run, n - run);
@@ -528,7 +647,7 @@ static sluice_status think_feed(sluice_filter *f, const char *p, size_t n);
 /* Everything but the commonest token-sized chunk. */
 static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
   think *t = (think *)f;
-  if (t->mode == SLUICE_THINK_CHANNEL && n < 64) {
+  if (t->mode == SLUICE_THINK_CHANNEL && t->plain && n < 64) {
     const pset *ps = t->cur;
     const uint8_t *u = (const uint8_t *)p;
     if (t->hold.len) {
@@ -570,7 +689,9 @@ static sluice_status feed_rest(sluice_filter *f, const char *p, size_t n) {
 }
 
 static void set_quick(think *t) {
-  t->quick = t->mode == SLUICE_THINK_CHANNEL && t->hold.len == 0 && t->cur->nfirst == 1 ? t->cur : NULL;
+  t->quick = t->mode == SLUICE_THINK_CHANNEL && t->plain && t->hold.len == 0 && t->cur->nfirst == 1
+                 ? t->cur
+                 : NULL;
 }
 
 /* Out of line, so that the quick path in think_feed needs no stack frame. */
@@ -677,6 +798,7 @@ static void think_destroy(sluice_filter *f) {
   pset_free(t, &t->opens);
   for (size_t i = 0; i < t->nblocks && t->closes; i++) pset_free(t, &t->closes[i]);
   sluicep_dealloc(m, t->closes);
+  for (size_t i = 0; i < 6; i++) pset_free(t, &t->fsets[i]);
   sluicep_buf_free(&t->hold);
   sluicep_buf_free(&t->open_seen);
   sluicep_buf_free(&t->block);
@@ -693,6 +815,8 @@ void sluice_think_opts_init_size(sluice_think_opts *o, size_t size) {
   d.case_insensitive = 1;
   d.grace_period = 100;
   d.missing_close = SLUICE_MISSING_CLOSE_EMPTY;
+  d.format = SLUICE_THINK_FORMAT_NONE;
+  d.thinking = -1;
   sluicep_opts_init(o, size, &d, sizeof d);
 }
 
@@ -727,7 +851,34 @@ static char *concat3(const sluice_mem *m, const char *a, const char *b, const ch
   return s;
 }
 
+/* The format options: a family's format takes no other option but
+ * thinking; gpt-oss is harmony's. */
+static sluice_status format_validate(const sluice_think_opts *o, sluice_error *err) {
+  const sluicep_think_format_def *d = sluicep_think_format_def_of(o->format);
+  if (!d) return sluicep_bad_option(err, "format %d is not a sluice_think_format", (int)o->format);
+  if (o->thinking < -1 || o->thinking > 1)
+    return sluicep_bad_option(err, "thinking must be -1 (the family's default), 0 or 1");
+  if (d->harmony)
+    return sluicep_bad_option(err, "format \"gpt-oss\" is harmony: use the harmony filter "
+                                   "(sluice_harmony_new, filter \"harmony\")");
+  if (o->format <= SLUICE_THINK_FORMAT_GENERIC) {
+    if (o->thinking != -1)
+      return sluicep_bad_option(err, "thinking applies to a model family's format");
+    if (o->format == SLUICE_THINK_FORMAT_GENERIC && o->mode != SLUICE_THINK_CHANNEL)
+      return sluicep_bad_option(err, "format \"generic\" is channel mode");
+    return SLUICE_OK;
+  }
+  if (o->mode != SLUICE_THINK_CHANNEL || o->tags || o->pairs || o->start_in || o->start_tag ||
+      o->end_tag || o->expect_only_closing)
+    return sluicep_bad_option(err, "format \"%s\" has its own tags and start state: mode, tags, "
+                                   "pairs, start_in and the anchored options do not apply",
+                              d->name);
+  return SLUICE_OK;
+}
+
 static sluice_status think_validate(const sluice_think_opts *o, sluice_error *err) {
+  sluice_status st = format_validate(o, err);
+  if (st != SLUICE_OK) return st;
   if (o->mode != SLUICE_THINK_CHANNEL && o->mode != SLUICE_THINK_ANCHORED)
     return sluicep_bad_option(err, "mode must be channel or anchored");
   if (o->missing_close != SLUICE_MISSING_CLOSE_EMPTY && o->missing_close != SLUICE_MISSING_CLOSE_KEEP)
@@ -776,6 +927,64 @@ static int add_block(think *t, const char *open, const char *close, const char *
   return 0;
 }
 
+/* An empty set (a format's answer after its block, with no answer
+ * wrappers) that still takes think_feed's token-sized path, where a chunk is
+ * content after a word test of its bytes: its one "first byte" is 0xFF,
+ * which UTF-8 text never holds, no byte passes its second-byte test, and
+ * first[] stays empty, so the rare 0xFF that reaches the full paths starts
+ * nothing either. Without it the answer, most of a stream, would take the
+ * slower path of a chunk with no quick test. */
+static void pset_never(pset *ps) {
+  ps->nfirst = 1;
+  ps->byte0 = 0xFF;
+  ps->byte0x8 = 0x0101010101010101ULL * 0xFF;
+  ps->pair_m8 = 0x0101010101010101ULL * 0xFF; /* (x | 0xFF) ^ 0 is never 0 */
+  ps->pair_v8 = 0;
+}
+
+/* Adds a NULL-terminated list to a set; returns how many. */
+static size_t pset_add_list(think *t, pset *ps, const char *const *list) {
+  size_t k = 0;
+  for (; list[k]; k++) pset_add(t, ps, list[k], strlen(list[k]));
+  return k;
+}
+
+static size_t list_len(const char *const *list) {
+  size_t k = 0;
+  while (list[k]) k++;
+  return k;
+}
+
+/* Format mode: the six sets of the format's patterns and the state the
+ * stream starts in. The strings are the table's, never copied. */
+static int fmt_build(think *t, const sluicep_think_format_def *d, int thinking) {
+  size_t no = list_len(d->open), nc = list_len(d->close), ne = list_len(d->end),
+         nao = list_len(d->aopen), nac = list_len(d->aclose);
+  size_t sizes[6] = {no, nao, no + nao, nc + ne, nac, 0};
+  for (int i = 0; i < 6; i++)
+    if (pset_init(t, &t->fsets[i], sizes[i] ? sizes[i] : 1)) return -1;
+  pset_add_list(t, &t->fsets[FS_OPENS], d->open);
+  pset_add_list(t, &t->fsets[FS_AOPEN], d->aopen);
+  t->fn_open = pset_add_list(t, &t->fsets[FS_OUT], d->open);
+  pset_add_list(t, &t->fsets[FS_OUT], d->aopen);
+  t->fn_close = pset_add_list(t, &t->fsets[FS_IN], d->close);
+  pset_add_list(t, &t->fsets[FS_IN], d->end);
+  pset_add_list(t, &t->fsets[FS_ACLOSE], d->aclose);
+  for (int i = 0; i < 6; i++) {
+    pset_vector(t, &t->fsets[i]);
+    if (t->fsets[i].count == 0) pset_never(&t->fsets[i]);
+  }
+  t->fmt = d;
+  t->answer = nao ? F_ANSWER : F_DONE;
+  t->after = d->later == SLUICEP_FL_BLOCKS ? F_OUT : t->answer;
+  int st;
+  if (!thinking) st = t->answer;
+  else if (d->starts == SLUICEP_FS_INSIDE) st = no ? F_LEAD : F_IN; /* thought_start is 0 */
+  else st = d->starts == SLUICEP_FS_OUTSIDE_FIRST ? F_FIRST : F_OUT;
+  fmt_enter(t, st);
+  return 0;
+}
+
 sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opts,
                                const sluice_sink *sink, const sluice_mem *mem, sluice_error *err) {
   *out = NULL;
@@ -795,18 +1004,32 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
   sluicep_buf_init(&t->block, m);
   t->mode = o->mode;
   t->ci = o->case_insensitive != 0;
+  t->plain = 1;
+  const sluicep_think_format_def *fd =
+      o->format > SLUICE_THINK_FORMAT_GENERIC ? sluicep_think_format_def_of(o->format) : NULL;
+  if (fd) t->ci = 0; /* a family's delimiters are its tokens, matched exactly */
   t->grace = o->grace_period;
   t->expect_only_closing = o->expect_only_closing;
   t->missing_close = o->missing_close;
   t->max_block = o->max_block;
 
   size_t nb;
-  if (o->mode == SLUICE_THINK_ANCHORED) nb = 1;
+  if (o->mode == SLUICE_THINK_ANCHORED || fd) nb = 1;
   else if (o->pairs) nb = o->npairs;
   else nb = o->tags ? o->ntags : sizeof default_tags / sizeof default_tags[0];
   t->blocks = sluicep_calloc(m, nb * sizeof *t->blocks);
   t->closes = sluicep_calloc(m, nb * sizeof *t->closes);
   if (!t->blocks || !t->closes) goto nomem;
+  if (fd) {
+    /* one block: its record's tag is the format's name */
+    if (add_block(t, "", "", fd->name) ||
+        fmt_build(t, fd, o->thinking < 0 ? fd->thinking : o->thinking))
+      goto nomem;
+    if (sluicep_buf_reserve(&t->hold, 2 * t->maxpat)) goto nomem;
+    set_quick(t);
+    *out = f;
+    return SLUICE_OK;
+  }
   if (o->mode == SLUICE_THINK_ANCHORED) {
     const char *open = o->start_tag ? o->start_tag : "<think>";
     if (add_block(t, open, o->end_tag ? o->end_tag : "</think>", open)) goto nomem;

@@ -151,7 +151,41 @@ int sluicep_opt_missing_close(json_t *opts, const char *key, sluice_missing_clos
 
 static const char *const think_keys[] = {
     "mode", "tags", "pairs", "case_insensitive", "start_in", "start_tag", "end_tag",
-    "grace_period", "expect_only_closing", "missing_close", "max_block", NULL};
+    "grace_period", "expect_only_closing", "missing_close", "max_block", "format", "thinking",
+    NULL};
+static const char *const think_format_keys[] = {"format", "thinking", "mode", NULL};
+
+/* "format" and "thinking". A model family's format takes no other key (its
+ * tags and start state are its own) but "mode": "channel", the mode whose
+ * scanner reads it; "generic" is channel mode and takes channel mode's. */
+static int think_format_json(json_t *opts, sluice_think_opts *o, int *family, sluice_error *err) {
+  const char *name = NULL;
+  *family = 0;
+  if (sluicep_opt_string(opts, "format", &name, err)) return -1;
+  if (name && sluice_think_format_from_name(name, &o->format)) {
+    sluicep_bad_option(err, "option \"format\": no reasoning format \"%s\" (generic, "
+                            "deepseek-r1, qwen3, ...: sluice_think_format_name)", name);
+    return -1;
+  }
+  if (json_object_get(opts, "thinking")) {
+    int on = 1;
+    if (sluicep_opt_bool(opts, "thinking", &on, err)) return -1;
+    o->thinking = on;
+  }
+  *family = o->format > SLUICE_THINK_FORMAT_GENERIC;
+  if (*family) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(opts, key, v) {
+      if (!in_list(think_format_keys, key)) {
+        sluicep_bad_option(err, "option \"%s\" does not apply to format %s (it has its own "
+                                "tags and start state)", key, name);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
 static const char *const think_channel_only[] = {"tags", "pairs", "start_in", NULL};
 static const char *const think_anchored_only[] = {"start_tag", "end_tag", "grace_period",
                                                   "expect_only_closing", "missing_close",
@@ -162,11 +196,16 @@ sluice_status sluicep_think_read(json_t *opts, sluice_options *so, sluice_error 
   sluice_think_opts_init(&o);
   static const char *const modes[] = {"channel", "anchored", NULL};
   static const int mode_values[] = {SLUICE_THINK_CHANNEL, SLUICE_THINK_ANCHORED};
-  int mode = (int)o.mode;
+  int mode = (int)o.mode, family;
   if (sluicep_opt_check_keys(opts, think_keys, err, "filter think") ||
+      think_format_json(opts, &o, &family, err) ||
       sluicep_opt_enum(opts, "mode", modes, mode_values, &mode, err))
     return SLUICE_BAD_OPTION;
   o.mode = (sluice_think_mode)mode;
+  if (family) { /* the constructor refuses anchored, and gpt-oss */
+    *op = o;
+    return SLUICE_OK;
+  }
   const char *const *wrong = o.mode == SLUICE_THINK_CHANNEL ? think_anchored_only
                                                             : think_channel_only;
   for (size_t i = 0; wrong[i]; i++)
