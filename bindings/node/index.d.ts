@@ -57,6 +57,10 @@ export declare class SluiceError extends Error {
 /** Options as the filter protocol names them (FORMAT.md, sluice.h): passed to the library as JSON. */
 export type Options = Record<string, unknown>;
 
+export type ThinkFormat = 'generic' | 'deepseek-r1' | 'qwen3' | 'deepseek-v3.1' | 'glm-4.5' | 'kimi-k2'
+  | 'minimax-m2' | 'mistral' | 'granite' | 'hunyuan' | 'ernie-4.5' | 'olmo3' | 'seed-oss' | 'step3'
+  | 'cohere-command';
+
 export interface ThinkOptions extends Options {
   mode?: 'channel' | 'anchored';
   tags?: string[];
@@ -69,8 +73,11 @@ export interface ThinkOptions extends Options {
   expect_only_closing?: boolean;
   missing_close?: 'empty' | 'keep';
   max_block?: number;
-  /** a model family's reasoning format, where the library has them */
-  format?: string;
+  /** A model family's reasoning format (README, "Reasoning formats"); it takes no
+   * other option but thinking. */
+  format?: ThinkFormat;
+  /** With a family's format: false when the chat template switched reasoning
+   * off; unset, the family's default. */
   thinking?: boolean;
 }
 

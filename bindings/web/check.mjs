@@ -8,7 +8,8 @@
 // exception and no failed request while it loads; the think example it
 // opens with gives the channels it should, the same for every way of
 // cutting it (the page's own verdict, for cuts by size, at random and at a
-// position); a pasted case runs; a screenshot that is not blank.
+// position); a pasted case runs, and one under a model family's format; a
+// screenshot that is not blank.
 // Exit status 77 (skipped, with the reason) when chromium is not installed.
 //
 // Needs a WebSocket client: Node 22 has one; Node 20 with
@@ -175,6 +176,14 @@ check(held > 0, `the timeline marks held-back bytes (${held} feeds held some)`);
 const pasted = await evaluate(`(() => { window.sluicePlayground.setInput('a<think>b</think>c');
   return [document.querySelector('[data-channel=text]').textContent, document.querySelector('[data-channel=thought]').textContent]; })()`);
 check(pasted[0] === 'ac' && pasted[1] === 'b', `a pasted think case: text ${JSON.stringify(pasted[0])}, thought ${JSON.stringify(pasted[1])}`);
+const family = await evaluate(`(() => { const $ = (id) => document.getElementById(id);
+  $('preset').value = String([...$('preset').options].findIndex((o) => o.text === 'model family: deepseek-r1'));
+  $('preset').dispatchEvent(new Event('change'));
+  window.sluicePlayground.setInput('plan</think>answer');
+  return [$('options').value, document.querySelector('[data-channel=text]').textContent,
+    document.querySelector('[data-channel=thought]').textContent, document.documentElement.dataset.status]; })()`);
+check(family[1] === 'answer' && family[2] === 'plan' && family[3] === 'same',
+  `a model family's format (${family[0]}): text ${JSON.stringify(family[1])}, thought ${JSON.stringify(family[2])}`);
 
 // A screenshot that is not blank: decoded, most of it one colour is fine,
 // all of it is not.

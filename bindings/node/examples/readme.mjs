@@ -13,6 +13,8 @@ f.free();
 
 const r = once('think', 'a<think>b</think>c');
 assert.deepEqual([r.text, r.thought, r.markup], ['ac', 'b', '<think></think>']);
+const r1 = once(new Think({ format: 'deepseek-r1' }), 'plan</think>answer'); // the template opened <think>
+assert.deepEqual([r1.text, r1.thought], ['answer', 'plan']);
 
 const body = new ReadableStream({ start(c) { c.enqueue('x<think>'); c.enqueue('y</think>z'); c.close(); } });
 for await (const part of body.pipeThrough(new ThinkStream())) console.log(part);

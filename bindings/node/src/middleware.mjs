@@ -11,8 +11,8 @@
 // after a removed block, and between two blocks' reasoning) and
 // startWithReasoning (the output starts inside a block). Any other option
 // is one of sluice's think options, passed as it is: case_insensitive,
-// tags, pairs, a model family's format and thinking where the library has
-// them, ...
+// tags, pairs, a model family's format (format: 'deepseek-r1', with
+// thinking), ...
 //
 // What it keeps from the AI SDK: the stream's parts and their order (a
 // text-start delayed until text comes; reasoning-start, reasoning-delta and

@@ -115,13 +115,25 @@ test('options are the protocol\'s, and reach the library by name', () => {
   assert.equal(once(new Think({ tags: ['x'], case_insensitive: false }), '<X>a</X><x>b</x>').text, '<X>a</X>');
   assert.equal(once(new Think({ pairs: [['[[', ']]']] }), 'a[[b]]c').thought, 'b');
   assert.equal(once('think', '<r>a</r>b', { tags: ['r'] }).text, 'b');
-  // an option the package does not know goes to the library all the same
-  try {
-    assert.equal(once(new Think({ format: 'qwen3' }), 'a</think>b').text, 'b');
-  } catch (e) {
-    assert.equal(e.status, 'bad_option'); // this library has no formats yet
-    assert.match(e.message, /"format"/);
+});
+
+test('a model family\'s format and thinking', () => {
+  const text = 'plan</think>answer <think>shown</think>';
+  const whole = once(new Think({ format: 'deepseek-r1' }), text);
+  assert.deepEqual([whole.text, whole.thought, whole.markup], ['answer <think>shown</think>', 'plan', '</think>']);
+  for (const chunks of cuttings(text)) {
+    const f = new Think({ format: 'deepseek-r1' });
+    const outs = [...chunks.map((c) => f.feed(c)), f.finish()];
+    for (const ch of CHANNELS) assert.equal(outs.map((o) => o[ch]).join(''), whole[ch], JSON.stringify(chunks));
   }
+  const bytes = once(new Think({ format: 'deepseek-r1' }), enc.encode('no close: all reasoning'));
+  assert.deepEqual([bytes.text.length, new TextDecoder().decode(bytes.thought)], [0, 'no close: all reasoning']);
+  const off = once(new Think({ format: 'deepseek-r1', thinking: false }), 'plan</think>answer');
+  assert.deepEqual([off.text, off.thought], ['plan</think>answer', '']);
+  const qwen = once(new Think({ format: 'qwen3' }), '<think>a<tool_call>{}');
+  assert.deepEqual([qwen.text, qwen.thought], ['<tool_call>{}', 'a']);
+  assert.throws(() => new Think({ format: 'deepseek-r2' }), (e) => e instanceof SluiceError && e.status === 'bad_option');
+  assert.throws(() => new Think({ format: 'qwen3', tags: ['x'] }), (e) => e.status === 'bad_option');
 });
 
 test('errors name the option, carry the status and the byte offset, and stick', () => {

@@ -146,6 +146,19 @@ test('generate: the AI SDK\'s content where it is right', async () => {
   }
 });
 
+test('a model family\'s format: the template opened the block, no <think> in the output', async () => {
+  const text = 'plan</think>answer';
+  for (const chunks of chunkings(text)) {
+    const parts = merged(await throughStream(sluiceReasoningMiddleware({ format: 'deepseek-r1' }), chunks));
+    assert.deepEqual(parts.filter((p) => p.delta !== undefined).map((p) => [p.type, p.delta]),
+      [['reasoning-delta', 'plan'], ['text-delta', 'answer']], JSON.stringify(chunks));
+  }
+  const content = await throughGenerate(sluiceReasoningMiddleware({ format: 'deepseek-r1' }), text);
+  assert.deepEqual(content.map((p) => [p.type, p.text]), [['reasoning', 'plan'], ['text', 'answer']]);
+  const off = merged(await throughStream(sluiceReasoningMiddleware({ format: 'deepseek-r1', thinking: false }), [text]));
+  assert.deepEqual(off.filter((p) => p.delta !== undefined).map((p) => [p.type, p.delta]), [['text-delta', text]]);
+});
+
 test('a bad option fails when the middleware is made, not mid-stream', () => {
   assert.throws(() => sluiceReasoningMiddleware({ tagName: 'think', grace_period: 3 }),
     (e) => e instanceof SluiceError && e.status === 'bad_option');

@@ -11,6 +11,8 @@ with sluice.Think() as f:                       # the five default tag names
 
 r = sluice.once(sluice.Think(tags=["think"]), "a<think>b</think>c")
 assert (r.text, r.thought, r.markup) == ("ac", "b", "<think></think>")
+r = sluice.once(sluice.Think(format="deepseek-r1"), "plan</think>answer")  # the template opened <think>
+assert (r.text, r.thought) == ("answer", "plan")
 
 value, repairs = sluice.sanitize_json("Sure! ```json\n{'a': [1, 2,], b: True}\n```")
 assert value == {"a": [1, 2], "b": True}

@@ -118,16 +118,27 @@ class ThinkTest(unittest.TestCase):
         r = sluice.once("think", "<r>a</r>b", tags=["r"])
         self.assertEqual(r.text, "b")
 
-    def test_an_option_the_package_does_not_know_reaches_the_library(self):
-        # Options go to the library as JSON, by name: what it reads (today's
-        # and tomorrow's, a model family's format among them) is there.
-        try:
-            r = sluice.once(sluice.Think(format="qwen3"), "a</think>b")
-        except sluice.Error as e:
-            self.assertEqual(e.status, "bad_option")
-            self.assertIn('"format"', e.message)  # this library has no formats yet
-        else:
-            self.assertEqual(r.text, "b")
+    def test_a_model_familys_format_and_thinking(self):
+        # format and thinking go to the library as every option does
+        text = "plan</think>answer <think>shown</think>"
+        whole = sluice.once(sluice.Think(format="deepseek-r1"), text)
+        self.assertEqual((whole.text, whole.thought), ("answer <think>shown</think>", "plan"))
+        self.assertEqual(whole.markup, "</think>")
+        expect = tuple(getattr(whole, ch) for ch in sluice.CHANNELS) + (whole.events,)
+        for chunks in cuts(text):
+            self.assertEqual(streamed(lambda: sluice.Think(format="deepseek-r1"), chunks), expect, chunks)
+        r = sluice.once(sluice.Think(format="deepseek-r1"), b"no close: all reasoning")
+        self.assertEqual((r.text, r.thought), (b"", b"no close: all reasoning"))
+        r = sluice.once(sluice.Think(format="deepseek-r1", thinking=False), "plan</think>answer")
+        self.assertEqual((r.text, r.thought), ("plan</think>answer", ""))
+        r = sluice.once(sluice.Think(format="qwen3"), "<think>a<tool_call>{}")
+        self.assertEqual((r.text, r.thought), ("<tool_call>{}", "a"))
+        with self.assertRaises(sluice.Error) as cm:
+            sluice.Think(format="deepseek-r2")
+        self.assertEqual(cm.exception.status, "bad_option")
+        with self.assertRaises(sluice.Error) as cm:
+            sluice.Think(format="qwen3", tags=["x"])  # a family's format takes no other tag option
+        self.assertEqual(cm.exception.status, "bad_option")
 
     def test_bytes_like_objects(self):
         r = sluice.once(sluice.Think(), bytearray(b"a<think>b</think>"))

@@ -17,6 +17,9 @@ f.feed(42);
 // @ts-expect-error: think has two modes
 new Think({ mode: 'sideways' });
 f.free();
+new Think({ format: 'deepseek-r1', thinking: false }).free();
+// @ts-expect-error: no such model family
+new Think({ format: 'deepseek-r2' });
 
 const r = once('json', '{"a": 1');
 const value: unknown = r.value;
