@@ -10,15 +10,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * length (in this harness; the filter sends each as an edit of the last).
    * Short inputs keep the fuzzer fast; fuzz_json covers long ones. */
   if (in.content_len > 1024) return 0;
-  json_t *yes = json_true();
-  int ok = fuzz_force_json(&in, "incremental", yes);
-  json_decref(yes);
-  if (!ok) return 0;
-  deep_ok = depth_unlimited(in.options, in.options_len);
-  fuzz_check_filter("json", &in, 0);
+  fuzz_opts *fo = fuzz_options("json", &in, "incremental", "true");
+  if (!fo) return 0;
+  const sluice_json_opts *jo = fuzz_opts_struct(fo);
+  deep_ok = depth_unlimited(jo);
+  fuzz_check(fo, &in, 0);
   json_run whole, split;
-  json_run_once(in.options, in.options_len, in.content, in.content_len, 0, &whole);
-  json_run_once(in.options, in.options_len, in.content, in.content_len, in.seed, &split);
+  sluice_status ost = fuzz_opts_status(fo);
+  json_run_once(ost, jo, in.content, in.content_len, 0, &whole);
+  json_run_once(ost, jo, in.content, in.content_len, in.seed, &split);
   if (whole.st != split.st) fuzz_fail("status differs between whole and chunked", NULL);
   if (split.st == SLUICE_OK) {
     for (size_t i = 0; i < split.nsnaps; i++)

@@ -77,13 +77,14 @@ static int jr_event(void *user, const sluice_event *ev) {
   return 0;
 }
 
-/* Feeds p[0..n) cut by the seed (0: whole). */
-static void json_run_once(const char *options, size_t olen, const char *p, size_t n,
+/* Feeds p[0..n) cut by the seed (0: whole) to a json filter of options o
+ * (NULL: they could not be decoded, and st says why). */
+static void json_run_once(sluice_status st, const sluice_json_opts *o, const char *p, size_t n,
                           uint32_t seed, json_run *r) {
   memset(r, 0, sizeof *r);
   sluice_sink sink = {jr_emit, jr_event, r};
   sluice_filter *f;
-  r->st = sluice_filter_new_json(&f, "json", options, olen, &sink, NULL, NULL);
+  r->st = o ? sluice_json_new(&f, o, &sink, NULL, NULL) : st;
   if (r->st != SLUICE_OK) return;
   size_t off = 0;
   uint32_t s = seed | 1;
@@ -111,14 +112,10 @@ static void json_run_free(json_run *r) {
   free(r->tail);
 }
 
-/* Does the options object lift the depth limit above jansson's (0 or more
- * than 2048)? Then a result may be JSON that jansson is too shallow for. */
-static int depth_unlimited(const char *options, size_t olen) {
-  json_t *o = json_loadb(options, olen, JSON_ALLOW_NUL, NULL);
-  json_t *d = json_object_get(o, "max_depth");
-  int r = json_is_integer(d) && (json_integer_value(d) == 0 || json_integer_value(d) > 2048);
-  json_decref(o);
-  return r;
+/* Do the options lift the depth limit above jansson's (0 or more than
+ * 2048)? Then a result may be JSON that jansson is too shallow for. */
+static int depth_unlimited(const sluice_json_opts *o) {
+  return o && (o->max_depth == 0 || o->max_depth > 2048);
 }
 
 static int deep_ok; /* the options lift the depth limit above jansson's */

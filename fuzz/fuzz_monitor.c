@@ -45,9 +45,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * sequence is one code point, any other byte one of its own (mapped above
    * U+10FFFF, so it equals only the same byte, as in the filter). */
   size_t n = 0;
-  uint32_t *cps = malloc((in.content_len + 1) * sizeof *cps);
-  size_t *ends = malloc((in.content_len + 2) * sizeof *ends); /* byte offset after each */
-  if (!cps || !ends) abort();
+  static uint32_t *cps;
+  static size_t *ends, cap; /* ends: the byte offset after each code point */
+  if (in.content_len + 2 > cap) {
+    free(cps);
+    free(ends);
+    cap = in.content_len + 2 > 4096 ? in.content_len + 2 : 4096;
+    cps = malloc(cap * sizeof *cps);
+    ends = malloc(cap * sizeof *ends);
+    if (!cps || !ends) abort();
+  }
   ends[0] = 0;
   for (size_t off = 0; off < in.content_len;) {
     const unsigned char *q = (const unsigned char *)in.content + off;
@@ -78,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.whitespace_threshold = 1 + ((s >> 7) & 255);
   o.max_length = (s >> 15) & 1 ? (s >> 16) % 2048 : 0;
   /* the model is slow: keep it to what a fuzz run can afford */
-  if (n > (o.repetition_interval == 1 ? 600 : 4096)) goto done;
+  if (n > (o.repetition_interval == 1 ? 600 : 4096)) return 0;
   monitor_model_opts mo = {o.profile == SLUICE_MONITOR_CURRENT, o.quasi, o.weighted,
                            (size_t)o.whitespace_threshold, (size_t)o.max_length,
                            (size_t)o.whitespace_interval, (size_t)o.repetition_interval};
@@ -104,8 +111,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fuzz_fail("the filter's stop differs from the model's", v.reason);
     if (res.text != ends[v.offset]) fuzz_fail("TEXT does not end at the stop offset", NULL);
   }
-done:
-  free(cps);
-  free(ends);
   return 0;
 }

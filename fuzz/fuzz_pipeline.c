@@ -1,8 +1,9 @@
 /* fuzz_pipeline: whole pipelines (the input's options: provider, filters,
  * arguments, harmony). Split invariance of the deltas and events; and the
  * writer over them writes the same bytes for the whole input and a seeded
- * chunking, in both formats, as valid UTF-8, with the clean end ([DONE],
- * message_stop) exactly when the stream is complete. */
+ * chunking, in the format the seed's bit 29 chooses (both in a replay), as
+ * valid UTF-8, with the clean end ([DONE], message_stop) exactly when the
+ * stream is complete. */
 #include "fuzz_common.h"
 
 #include <stdlib.h>
@@ -38,8 +39,8 @@ static int tee(void *user, const sluice_event *ev) {
 
 /* The pipeline into a writer, whole (seed 0) or in seeded chunks of 0 to
  * 15 bytes. The pipeline's status. */
-static sluice_status run(const fuzz_input *in, sluice_write_format fmt, uint32_t seed,
-                         written *w) {
+static sluice_status run(const fuzz_opts *o, const fuzz_input *in, sluice_write_format fmt,
+                         uint32_t seed, written *w) {
   sluice_writer_opts wo;
   sluice_writer_opts_init(&wo);
   wo.format = fmt;
@@ -50,8 +51,7 @@ static sluice_status run(const fuzz_input *in, sluice_write_format fmt, uint32_t
   w->writer = sluice_writer_sink(wr);
   sluice_sink sink = {NULL, tee, w};
   sluice_filter *f;
-  sluice_status st = sluice_filter_new_json(&f, "pipeline", in->options, in->options_len, &sink,
-                                            NULL, NULL);
+  sluice_status st = fuzz_filter_new(o, &sink, &f);
   if (st == SLUICE_OK) {
     size_t off = 0;
     uint32_t s = seed | 1;
@@ -77,11 +77,14 @@ static sluice_status run(const fuzz_input *in, sluice_write_format fmt, uint32_t
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input in;
   if (!fuzz_parse(data, size, &in)) return 0;
-  if (fuzz_check_filter("pipeline", &in, 0) != SLUICE_OK) return 0;
+  fuzz_opts *o = fuzz_options("pipeline", &in, NULL, NULL);
+  if (fuzz_check(o, &in, 0) != SLUICE_OK) return 0;
   static written a, b;
-  for (int fmt = 0; fmt < 2; fmt++) {
+  int first = fuzz_every_chunking ? 0 : (int)(in.seed >> 29 & 1);
+  int last = fuzz_every_chunking ? 1 : first;
+  for (int fmt = first; fmt <= last; fmt++) {
     sluice_write_format wf = fmt ? SLUICE_WRITE_ANTHROPIC_SSE : SLUICE_WRITE_OPENAI_SSE;
-    sluice_status sa = run(&in, wf, 0, &a), sb = run(&in, wf, in.seed | 2, &b);
+    sluice_status sa = run(o, &in, wf, 0, &a), sb = run(o, &in, wf, in.seed | 2, &b);
     if (sa != SLUICE_OK || sb != SLUICE_OK) fuzz_fail("the pipeline failed once", NULL);
     if (a.n != b.n || (a.n && memcmp(a.p, b.p, a.n) != 0))
       fuzz_fail("split invariance broken", "the written stream differs");

@@ -6,7 +6,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input in;
-  if (!fuzz_parse(data, size, &in) || !fuzz_force_key(&in, "mode", "anchored")) return 0;
-  fuzz_check_filter("think", &in, 1);
+  if (!fuzz_parse(data, size, &in)) return 0;
+  fuzz_opts *o = fuzz_options("think", &in, "mode", "\"anchored\"");
+  if (o) fuzz_check(o, &in, 1);
   return 0;
 }

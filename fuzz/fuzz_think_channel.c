@@ -5,8 +5,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input in;
-  if (!fuzz_parse(data, size, &in) || !fuzz_force_key(&in, "mode", "channel")) return 0;
-  if (fuzz_check_filter("think", &in, 1) == SLUICE_OK && fuzz_max_held() >= 256)
+  if (!fuzz_parse(data, size, &in)) return 0;
+  fuzz_opts *o = fuzz_options("think", &in, "mode", "\"channel\"");
+  if (!o) return 0;
+  if (fuzz_check(o, &in, 1) == SLUICE_OK && fuzz_max_held() >= 256)
     fuzz_fail("hold-back bound broken", "channel mode held 256 bytes or more");
   return 0;
 }

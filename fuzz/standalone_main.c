@@ -1,6 +1,6 @@
 /* standalone_main.c: runs a fuzz target over files and directories given on
  * the command line, without a fuzzing engine, so CTest replays every corpus
- * on every test run (also without clang). */
+ * on every test run (also without clang), each input in every chunking. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern int fuzz_every_chunking; /* fuzz_common.c */
 
 static int run_file(const char *path) {
   FILE *fp = fopen(path, "rb");
@@ -73,6 +74,7 @@ int main(int argc, char **argv) {
   }
   size_t count = 0;
   int rc = 0;
+  fuzz_every_chunking = 1; /* a replay checks every chunking of each input */
   for (int i = 1; i < argc; i++) rc |= run_path(argv[i], &count);
   printf("%s: %zu inputs replayed, no property broken\n", argv[0], count);
   return rc;

@@ -28,7 +28,7 @@ check() { # NAME WORDS...: the command line of NAME
     fail "$name --no-such-option: said \"$err\""
   [ $fails -eq $before ] && echo "ok   $name"
 }
-for c in proto conform diff mkcorpus clean json replay serve record; do
+for c in proto conform diff mkcorpus think clean json replay serve record gate; do
   check "$c" "$sluice" "$c"
 done
 check "capture import" "$sluice" capture import

@@ -19,11 +19,18 @@ report() { # name, expected counts as tests/failures/errors/skipped regexps, con
   if ! grep -Eq "<testsuites name=\"sluice conform\" $want" "$out/$name.xml"; then
     echo "$name: expected counts $want in:"; head -3 "$out/$name.xml"; fail=1; return
   fi
+  if ! grep -Eq "<property name=\"suites\" value=\"version [^,]+, digest [0-9a-f]{16}, " "$out/$name.xml"; then
+    echo "$name: no suites property (the suites' version and digest) in:"; head -6 "$out/$name.xml"; fail=1; return
+  fi
   echo "$name: valid, $want"
 }
 report pass 'tests="29" failures="0" errors="0" skipped="0"' --suite think/channel-basics.json
 report failures 'tests="1" failures="1" errors="0" skipped="0"' \
   --suite think/channel-basics.json --case y_block_in_middle --impl "$bad chunky"
+for mode in single-cut pair-cuts byte-at-a-time random; do # each failing mode's own report
+  grep -q "split mode $mode[;:]" "$out/failures.xml" ||
+    { echo "failures: no report of split mode $mode"; fail=1; }
+done
 BADIMPL_MARKER=$out/crash.marker report errors 'tests="29" failures="0" errors="1" skipped="0"' \
   --suite think/channel-basics.json -j 1 --impl "$bad crash-once"
 if command -v python3 >/dev/null; then

@@ -2,7 +2,8 @@
  * test_core.c: the filter contract and the think filter, below the
  * conformance suites: statuses, sticky errors, callbacks that stop, the
  * failure-injection test over every allocation, randomized split invariance
- * and conservation, UTF-8 counting and the whitespace set. Only libsluice:
+ * and conservation, UTF-8 counting, the whitespace set, and sluice_reset
+ * (a reset filter gives what a new one gives). Only libsluice:
  * it runs in a library-only build (filters by name are test_kit.c's).
  */
 #include <stdio.h>
@@ -366,6 +367,228 @@ static void test_whitespace(void) {
   CHECK(sluicep_space_len((const unsigned char *)" ", 1, &partial) == 1);
 }
 
+/* ---------------- sluice_reset ---------------- */
+
+/* A reused filter writes into whichever collector the run names. */
+static sluice_output *reset_cur;
+
+static int reset_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)user;
+  sluice_sink s = sluice_output_sink(reset_cur);
+  return s.emit(s.user, ch, p, n);
+}
+
+static int reset_event(void *user, const sluice_event *ev) {
+  (void)user;
+  sluice_sink s = sluice_output_sink(reset_cur);
+  return s.event(s.user, ev);
+}
+
+typedef sluice_status (*make_fn)(sluice_filter **f, const sluice_sink *sink);
+
+/* Feeds s in chunks of `chunk` bytes (0: whole) and finishes when asked. */
+static sluice_status feed_in(sluice_filter *f, const char *s, size_t chunk, int finish) {
+  size_t n = strlen(s);
+  sluice_status st = SLUICE_OK;
+  for (size_t i = 0; i < n && st == SLUICE_OK; i += chunk ? chunk : n)
+    st = sluice_feed(f, s + i, chunk && n - i > chunk ? chunk : n - i);
+  return st == SLUICE_OK && finish ? sluice_finish(f) : st;
+}
+
+/* `input` on a new filter, and on one filter reset after each way of
+ * leaving it dirty (`dirty` fed and left open, finished, or stopped by a
+ * sticky error): the same status, error offset, output and counters. */
+static void reset_case(const char *label, make_fn make, const char *dirty, const char *input,
+                       size_t chunk) {
+  sluice_sink sink = {reset_emit, reset_event, NULL};
+  sluice_output *want, *got;
+  CHECK(sluice_output_new(&want, NULL) == SLUICE_OK && sluice_output_new(&got, NULL) == SLUICE_OK);
+  sluice_filter *fresh, *reused;
+  reset_cur = want;
+  CHECK(make(&fresh, &sink) == SLUICE_OK);
+  sluice_status st = feed_in(fresh, input, chunk, 1);
+  CHECK(make(&reused, &sink) == SLUICE_OK);
+  for (int way = 0; way < 3; way++) {
+    reset_cur = got;
+    sluice_output_reset(got);
+    if (way) CHECK(sluice_reset(reused) == SLUICE_OK); /* after the last way's input */
+    feed_in(reused, dirty, 3, way == 1);
+    if (way == 2) { /* a sticky error */
+      sluice_status e1 = sluice_feed(reused, NULL, 1);
+      CHECKF(e1 == SLUICE_INVALID, "%s: %s\n", label, sluice_status_name(e1));
+      CHECK(sluice_feed(reused, "x", 1) == SLUICE_INVALID);
+    }
+    CHECKF(sluice_reset(reused) == SLUICE_OK, "%s: reset\n", label);
+    CHECK(sluice_get_error(reused)->status == SLUICE_OK);
+    CHECK(sluice_fed(reused) == 0 && sluice_held(reused) == 0);
+    sluice_output_reset(got);
+    sluice_status st2 = feed_in(reused, input, chunk, 1);
+    CHECKF(st2 == st, "%s, way %d: status %s, a new filter's %s\n", label, way,
+           sluice_status_name(st2), sluice_status_name(st));
+    CHECKF(sluice_get_error(reused)->offset == sluice_get_error(fresh)->offset,
+           "%s, way %d: error offset\n", label, way);
+    CHECKF(sluice_fed(reused) == sluice_fed(fresh) && sluice_held(reused) == sluice_held(fresh),
+           "%s, way %d: counters\n", label, way);
+    char why[200] = "";
+    CHECKF(output_compare(want, got, 1, why, sizeof why) == 0, "%s, way %d: %s\n", label, way,
+           why);
+  }
+  sluice_free(fresh);
+  sluice_free(reused);
+  sluice_output_free(want);
+  sluice_output_free(got);
+}
+
+static sluice_status make_think_channel(sluice_filter **f, const sluice_sink *sink) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  o.start_in = "think";
+  return sluice_think_new(f, &o, sink, NULL, NULL);
+}
+
+static sluice_status make_think_anchored(sluice_filter **f, const sluice_sink *sink) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  o.mode = SLUICE_THINK_ANCHORED;
+  o.expect_only_closing = 1;
+  o.max_block = 40;
+  return sluice_think_new(f, &o, sink, NULL, NULL);
+}
+
+/* format mode, thinking on, in the family reset_format names (qwen3 starts
+ * inside the block its template opened; granite's block may open only
+ * first, and an answer wrapper follows it) */
+static sluice_think_format reset_format;
+static sluice_status make_think_format(sluice_filter **f, const sluice_sink *sink) {
+  sluice_think_opts o;
+  sluice_think_opts_init(&o);
+  o.format = reset_format;
+  o.thinking = 1;
+  return sluice_think_new(f, &o, sink, NULL, NULL);
+}
+
+static sluice_status make_clean(sluice_filter **f, const sluice_sink *sink) {
+  static const char *const node[] = {"Hello:"};
+  sluice_clean_opts o;
+  sluice_clean_opts_init(&o);
+  o.remove_thinking = 1;
+  o.remove_node_prefixes = 1;
+  o.node_prefixes = node;
+  o.n_node_prefixes = 1;
+  o.remove_timestamp = 1;
+  o.trim = 1;
+  o.max_whitespace = 8;
+  return sluice_clean_new(f, &o, sink, NULL, NULL);
+}
+
+static sluice_status make_harmony(sluice_filter **f, const sluice_sink *sink) {
+  return sluice_harmony_new(f, NULL, sink, NULL, NULL);
+}
+
+static sluice_status make_json(sluice_filter **f, const sluice_sink *sink) {
+  sluice_json_opts o;
+  sluice_json_opts_init(&o);
+  o.incremental = 1;
+  o.max_bytes = 64;
+  return sluice_json_new(f, &o, sink, NULL, NULL);
+}
+
+static sluice_status make_sse(sluice_filter **f, const sluice_sink *sink) {
+  sluice_sse_opts o;
+  sluice_sse_opts_init(&o);
+  o.max_line = 32;
+  return sluice_sse_new(f, &o, sink, NULL, NULL);
+}
+
+/* the monitor at checkpoints every 8 code points: a short text stops */
+static sluice_status make_monitor(sluice_filter **f, const sluice_sink *sink) {
+  sluice_monitor_opts o;
+  sluice_monitor_opts_init(&o);
+  o.profile = SLUICE_MONITOR_CURRENT;
+  o.whitespace_interval = 8;
+  o.repetition_interval = 8;
+  o.whitespace_threshold = 12;
+  o.max_length = 200;
+  return sluice_monitor_new(f, &o, sink, NULL, NULL);
+}
+
+/* the provider: detected from the stream (reset_framing AUTO), or Ollama
+ * over NDJSON as the options say */
+static sluice_framing reset_framing;
+static sluice_status make_provider(sluice_filter **f, const sluice_sink *sink) {
+  sluice_provider_opts o;
+  sluice_provider_opts_init(&o);
+  o.framing = reset_framing;
+  if (reset_framing == SLUICE_FRAMING_NDJSON) o.provider = SLUICE_PROVIDER_OLLAMA;
+  return sluice_provider_new(f, &o, sink, NULL, NULL);
+}
+
+static sluice_status make_ndjson(sluice_filter **f, const sluice_sink *sink) {
+  return sluice_ndjson_new(f, NULL, sink, NULL, NULL);
+}
+
+static sluice_status make_chunks(sluice_filter **f, const sluice_sink *sink) {
+  return sluice_chunks_new(f, NULL, sink, NULL, NULL);
+}
+
+static void test_reset(void) {
+  static const size_t chunks[] = {0, 1, 5};
+  for (size_t c = 0; c < 3; c++) {
+    size_t k = chunks[c];
+    reset_case("think channel", make_think_channel, "a</think>b<think>c</thi",
+               "hidden</think>x<thinking>y</thinking>z<th", k);
+    reset_case("think anchored", make_think_anchored, "abc</think>rest",
+               "hidden</think>shown", k);
+    reset_case("think anchored limit", make_think_anchored, "x</think>",
+               "a block longer than forty bytes, which max_block refuses", k);
+    reset_format = SLUICE_THINK_FORMAT_QWEN3;
+    reset_case("think qwen3", make_think_format, "r</think>a<tool_call>x",
+               "reasoning</think>answer<tool_call>{}</tool_call>", k);
+    reset_format = SLUICE_THINK_FORMAT_GRANITE;
+    reset_case("think granite", make_think_format,
+               "Here is my thought process: t Here is my response: a",
+               "Here is my thought process: x Here is my resp", k);
+    reset_case("clean", make_clean, "  <think>x</think> Hello: body  \n",
+               " <think>t</think>\n[Sent less than a minute ago] Hello: answer \n", k);
+    reset_case("clean limit", make_clean, "Hel", "Hello: a run             of spaces", k);
+    reset_case("harmony", make_harmony, "<|channel|>analysis<|mess",
+               "<|channel|>final<|message|>hi<|end|>after<|", k);
+    reset_case("json", make_json, "{\"a\": [1, 2", "```json\n{'k': tru, \"x\": [1,]}\n```", k);
+    reset_case("json closers", make_json, "{\"a\": [{\"b", "[\"x}\", {\"y\": \"a]b\"]", k);
+    reset_case("json limit", make_json, "[", "[\"a string longer than the sixty-four bytes max_bytes allows\"]", k);
+    reset_case("sse", make_sse, "\xEF\xBB\xBF" "data: x\nid: 7\nevent: e\n\ndata: part\r",
+               "data: y\n\n: c\nretry: 5\ndata: z", k);
+    reset_case("sse limit", make_sse, "data: x\n", "data: a line longer than the thirty-two bytes\n", k);
+    reset_case("monitor", make_monitor, "abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc",
+               "a text that does not repeat itself, with words and then more words", k);
+    reset_case("monitor whitespace", make_monitor, "x                    y",
+               "xyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxyxy and the rest", k);
+    reset_framing = SLUICE_FRAMING_AUTO;
+    reset_case("provider detected", make_provider,
+               "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","
+               "\"model\":\"claude\"}}\n\ndata: {\"type\":\"content_block_delta\",\"ind",
+               "data: {\"id\":\"c\",\"model\":\"gpt\",\"choices\":[{\"index\":0,\"delta\":"
+               "{\"content\":\"hi\"},\"finish_reason\":null}]}\n\ndata: {\"id\":\"c\",\"choices\":"
+               "[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", k);
+    reset_framing = SLUICE_FRAMING_NDJSON;
+    reset_case("provider ollama", make_provider,
+               "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"a\"},\"done\":fa",
+               "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"b\"},"
+               "\"done\":false}\n{\"model\":\"m\",\"message\":{\"role\":\"assistant\","
+               "\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n", k);
+    reset_case("ndjson", make_ndjson, "{\"a\":1}\n{\"b\"", "{\"c\":2}\r\n \n{\"d\"", k);
+    reset_case("chunks", make_chunks, "{\"a\":1}\n{\"b\"", "{\"c\":2}\n{\"d\"", k);
+  }
+  /* a filter that rebuilds rather than resets (pipeline), and NULL */
+  sluice_filter *f;
+  CHECK(sluice_pipeline_new(&f, NULL, NULL, NULL, NULL) == SLUICE_OK);
+  CHECK(sluice_feed(f, "abc", 3) == SLUICE_OK);
+  CHECK(sluice_reset(f) == SLUICE_INVALID);
+  CHECK(sluice_fed(f) == 3); /* unchanged */
+  sluice_free(f);
+  CHECK(sluice_reset(NULL) == SLUICE_INVALID);
+}
+
 int main(void) {
   rng = sluice_rng_seed(0x243F6A8885A308D3ULL);
   test_statuses();
@@ -376,5 +599,6 @@ int main(void) {
   test_random_split_invariance();
   test_utf8();
   test_whitespace();
+  test_reset();
   return test_report("test_core");
 }

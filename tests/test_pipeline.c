@@ -197,8 +197,85 @@ static void test_faults(void) {
   inject("pipeline", SLUICE_FILTER_PIPELINE, &po, chunks_stream);
 }
 
+/* ---------------- the format a model selects ----------------
+ * A think stage of format AUTO takes the format its pipeline's model
+ * names: the caller's rules first, then the built-in table; none, and the
+ * stage's own options decide. A lone filter, which knows no model,
+ * refuses AUTO. */
+
+/* The text and thought of one pipeline run over an R1-shaped stream
+ * (the template opened <think>: the output starts inside it). */
+static void by_model(const char *model, const sluice_model_rule *rules, size_t nrules,
+                     const char *want_text, const char *want_thought, const char *explains) {
+  sluice_think_opts think;
+  sluice_think_opts_init(&think);
+  think.format = SLUICE_THINK_FORMAT_AUTO;
+  sluice_stage stage = {SLUICE_FILTER_THINK, &think};
+  sluice_pipeline_opts po;
+  sluice_pipeline_opts_init(&po);
+  po.stages = &stage;
+  po.nstages = 1;
+  po.model = model;
+  po.model_rules = rules;
+  po.nmodel_rules = nrules;
+  sluice_output *out;
+  CHECK(sluice_output_new(&out, NULL) == SLUICE_OK);
+  sluice_sink sink = sluice_output_sink(out);
+  sluice_filter *f;
+  sluice_error err;
+  CHECKF(sluice_pipeline_new(&f, &po, &sink, NULL, &err) == SLUICE_OK, "%s: %s", model,
+         err.message);
+  run_stream(f, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"why</th\"}}]}\n\n"
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ink>4\"}}]}\n\n"
+                "data: [DONE]\n\n");
+  size_t t, th;
+  const char *text = sluice_output_channel(out, SLUICE_TEXT, &t);
+  const char *thought = sluice_output_channel(out, SLUICE_THOUGHT, &th);
+  CHECKF(t == strlen(want_text) && memcmp(text, want_text, t) == 0, "%s: text %.*s", model,
+         (int)t, text);
+  CHECKF(th == strlen(want_thought) && memcmp(thought, want_thought, th) == 0,
+         "%s: thought %.*s", model, (int)th, thought);
+  char why[512];
+  sluice_pipeline_explain(f, why, sizeof why);
+  CHECKF(strstr(why, explains) != NULL, "%s: explained as %s", model, why);
+  sluice_free(f);
+  sluice_output_free(out);
+}
+
+static void test_format_by_model(void) {
+  by_model("deepseek-reasoner", NULL, 0, "4", "why", "format deepseek-r1");
+  by_model("deepseek-ai/DeepSeek-R1-0528", NULL, 0, "4", "why", "format deepseek-r1");
+  /* no rule: channel mode, where a close with no open is text */
+  by_model("gpt-4o", NULL, 0, "why</think>4", "", "no rule matches");
+  by_model(NULL, NULL, 0, "why</think>4", "", "no rule matches");
+  /* the caller's rule first: a name the table does not know */
+  sluice_model_rule mine[1] = {{"house-reasoner-*", SLUICE_THINK_FORMAT_DEEPSEEK_R1, -1, "ours"}};
+  by_model("house-reasoner-7b", mine, 1, "4", "why", "yours 0: ours");
+  /* thinking off by the rule: the stream is all answer */
+  mine[0].thinking = 0;
+  mine[0].format = SLUICE_THINK_FORMAT_QWEN3;
+  by_model("house-reasoner-7b", mine, 1, "why</think>4", "", "format qwen3, thinking off");
+  /* a lone filter has no model */
+  sluice_think_opts think;
+  sluice_think_opts_init(&think);
+  think.format = SLUICE_THINK_FORMAT_AUTO;
+  sluice_filter *f;
+  sluice_error err;
+  CHECK(sluice_think_new(&f, &think, NULL, NULL, &err) == SLUICE_BAD_OPTION &&
+        strstr(err.message, "auto") != NULL);
+  CHECK(strcmp(sluice_think_format_name(SLUICE_THINK_FORMAT_AUTO), "auto") == 0);
+  sluice_think_format fm;
+  CHECK(sluice_think_format_from_name("auto", &fm) == 0 && fm == SLUICE_THINK_FORMAT_AUTO);
+  /* rules without their count's array */
+  sluice_pipeline_opts po;
+  sluice_pipeline_opts_init(&po);
+  po.nmodel_rules = 2;
+  CHECK(sluice_pipeline_new(&f, &po, NULL, NULL, &err) == SLUICE_BAD_OPTION);
+}
+
 int main(void) {
   test_typed_pipeline();
+  test_format_by_model();
   test_endpoints();
   test_faults();
   return test_report("test_pipeline");

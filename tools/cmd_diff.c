@@ -30,6 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/progress.h"
+
 enum kind { K_AGREES, K_DIFFERS, K_UNSTABLE, K_BROKEN, K_UNSUPPORTED, K_NOT_RUN, K_COUNT };
 static const char *const kind_names[K_COUNT] = {"agrees",  "differs",     "unstable",
                                                 "broken",  "unsupported", "not_run"};
@@ -48,6 +50,7 @@ typedef struct peer {
   size_t nfilters;
   int setup_error; /* under the run's mutex */
   char *setup_msg;
+  _Atomic int sessions; /* what it has shown of streaming sessions (check.h) */
 } peer;
 
 typedef struct cell {
@@ -69,7 +72,9 @@ typedef struct diffrun {
   const caselist *cl;
   cell *cells;       /* [peer * ncases + case] */
   char **ref_outcome; /* per case: "ok" or the reference's error code */
-  atomic_size_t next, done;
+  atomic_size_t next, done, fresh; /* fresh: new divergences so far (--max-failures) */
+  atomic_int max_reached;
+  progress pg;
   pthread_mutex_t mu;
 } diffrun;
 
@@ -92,11 +97,12 @@ static void show_input(tbuf *b, const tcase *c) {
   tbuf_xprintf(b, "\noptions: %s\n", c->options);
 }
 
-static void run_cell(diffrun *d, target *t, const peer *p, size_t ci, cell *out) {
+static void run_cell(diffrun *d, target *t, peer *p, size_t ci, cell *out) {
   const tcase *c = &d->cl->v[ci];
   check_opts co = d->ra.co;
   co.self = 1;
   co.latency = LAT_OFF;
+  co.sessions = &p->sessions;
   case_result r;
   check_case(t, c, &co, &r);
   tbuf b = {0};
@@ -128,18 +134,20 @@ static void run_cell(diffrun *d, target *t, const peer *p, size_t ci, cell *out)
   tbuf against = {0};
   int differs = r.whole && answer_diff(&ref, r.whole, &o, &against, "  ") != 0;
   answer_free(&ref);
+  tbuf report = {0};
+  case_result_text(&r, &report, 0);
   if (r.troubles) {
     out->kind = K_BROKEN;
     show_input(&b, c);
     tbuf_xprintf(&b, "%s crashed, hung or answered outside the protocol:\n", p->name);
-    tbuf_xadd(&b, r.report.p, r.report.n);
+    tbuf_xadd(&b, report.p, report.n);
   } else if (r.status == CASE_FAIL) {
     out->kind = K_UNSTABLE;
     show_input(&b, c);
     tbuf_xprintf(&b, "%s disagrees with itself. expected: %s on the whole input in one chunk; "
                      "actual: %s on this chunking:\n",
                  p->name, p->name, p->name);
-    tbuf_xadd(&b, r.report.p, r.report.n);
+    tbuf_xadd(&b, report.p, report.n);
     if (differs) {
       tbuf_xprintf(&b, "and on the whole input it differs from sluice. expected: sluice; "
                        "actual: %s:\n",
@@ -155,6 +163,7 @@ static void run_cell(diffrun *d, target *t, const peer *p, size_t ci, cell *out)
   } else {
     out->kind = K_AGREES;
   }
+  tbuf_free(&report);
   tbuf_free(&against);
 done:
   cap_detail(&b);
@@ -175,6 +184,45 @@ typedef struct worker_arg {
   diffrun *d;
 } worker_arg;
 
+static int kind_listed(const char *word, size_t wl, int kind);
+
+/* Whether a cell is a new divergence (one its peer's known file does not
+ * list as such): what --max-failures counts. */
+static int fresh_divergence(const peer *p, const tcase *c, const cell *x) {
+  if (!is_divergence(x->kind)) return 0;
+  const idnote *e = idnotes_find(&p->known, c);
+  return !e || !kind_listed(e->note, strcspn(e->note, " \t"), x->kind);
+}
+
+/* One cell: not run (the deadline, --max-failures, a peer that cannot
+ * start), unsupported (a filter its peer.json does not list), or run. */
+static void one_cell(diffrun *d, target *t, peer *p, size_t ci, cell *out) {
+  size_t max = d->ra.max_failures;
+  pthread_mutex_lock(&d->mu);
+  int dead = p->setup_error;
+  pthread_mutex_unlock(&d->mu);
+  if (max && atomic_load(&d->fresh) >= max) atomic_store(&d->max_reached, 1);
+  if (dead || (d->ra.co.deadline && now_seconds() > d->ra.co.deadline) ||
+      (max && atomic_load(&d->fresh) >= max)) {
+    out->kind = K_NOT_RUN;
+  } else if (!serves(p, d->cl->v[ci].filter)) {
+    /* as the peer would answer: no request spent on it */
+    out->kind = K_UNSUPPORTED;
+    out->detail = xstrdup("not a filter its peer.json lists in \"filters\"\n");
+  } else {
+    run_cell(d, t, p, ci, out);
+    if (fresh_divergence(p, &d->cl->v[ci], out)) atomic_fetch_add(&d->fresh, 1);
+    if (t->setup_error) {
+      pthread_mutex_lock(&d->mu);
+      if (!p->setup_error) {
+        p->setup_error = 1;
+        p->setup_msg = xstrdup(t->setup_msg.p ? t->setup_msg.p : "setup error");
+      }
+      pthread_mutex_unlock(&d->mu);
+    }
+  }
+}
+
 static void *worker(void *vp) {
   diffrun *d = ((worker_arg *)vp)->d;
   size_t nc = d->cl->n, total = nc * d->npeers;
@@ -190,35 +238,11 @@ static void *worker(void *vp) {
       target_init(&t, p->cmd, &d->ra.io);
       cur = pi;
     }
-    cell *out = &d->cells[i];
-    pthread_mutex_lock(&d->mu);
-    int dead = p->setup_error;
-    pthread_mutex_unlock(&d->mu);
-    if (dead || (d->ra.co.deadline && now_seconds() > d->ra.co.deadline)) {
-      out->kind = K_NOT_RUN;
-    } else if (!serves(p, d->cl->v[ci].filter)) {
-      /* as the peer would answer: no request spent on it */
-      out->kind = K_UNSUPPORTED;
-      out->detail = xstrdup("not a filter its peer.json lists in \"filters\"\n");
-    } else {
-      run_cell(d, &t, p, ci, out);
-      if (t.setup_error) {
-        pthread_mutex_lock(&d->mu);
-        if (!p->setup_error) {
-          p->setup_error = 1;
-          p->setup_msg = xstrdup(t.setup_msg.p ? t.setup_msg.p : "setup error");
-        }
-        pthread_mutex_unlock(&d->mu);
-      }
-    }
+    one_cell(d, &t, p, ci, &d->cells[i]);
     size_t done = atomic_fetch_add(&d->done, 1) + 1;
-    if (!d->quiet && isatty(2) && (done % 64 == 0 || done == total)) {
-      pthread_mutex_lock(&d->mu);
-      fprintf(stderr, "\rsluice diff: %zu of %zu cells", done, total);
-      if (done == total) fputc('\n', stderr);
-      fflush(stderr);
-      pthread_mutex_unlock(&d->mu);
-    }
+    pthread_mutex_lock(&d->mu);
+    progress_update(&d->pg, done, atomic_load(&d->fresh));
+    pthread_mutex_unlock(&d->mu);
   }
   if (cur != (size_t)-1) target_free(&t);
   return NULL;
@@ -368,6 +392,8 @@ static void write_markdown(const diffrun *d, tbuf *b) {
                   "modes: ",
                sluice_version(), d->npeers, d->npeers == 1 ? "" : "s", cl->n);
   modes_text(b, d->ra.co.modes);
+  tbuf_xadds(b, "; suites: ");
+  suites_describe(cl, b);
   tbuf_xadds(b, ".\n\n`=` agrees with sluice for every chunking · `≠` differs, the same way for "
                 "every chunking · `±` disagrees with itself across chunkings · `✗` crashed, hung "
                 "or answered outside the protocol · `–` not supported · `(k)` a known "
@@ -454,7 +480,9 @@ static void html_head(const diffrun *d, tbuf *b) {
                d->npeers == 1 ? "" : "s", cl->n);
   tbuf modes = {0};
   modes_text(&modes, d->ra.co.modes);
-  esc(b, modes.p ? modes.p : "");
+  tbuf_xadds(&modes, "; suites: ");
+  suites_describe(cl, &modes);
+  esc(b, modes.p);
   tbuf_free(&modes);
   tbuf_xadds(b, ". Each implementation is compared in the fields it reports; an error with an "
                 "error whatever its code.</p>\n<p>");
@@ -595,6 +623,12 @@ static void write_json(const diffrun *d, tbuf *b) {
   jsonw w;
   jw_init(&w, b);
   jw_begin_object(&w);
+  jw_key(&w, "suites_version");
+  if (cl->version) jw_string(&w, cl->version, strlen(cl->version));
+  else jw_null(&w);
+  char digest[24];
+  snprintf(digest, sizeof digest, "%016llx", (unsigned long long)cl->digest);
+  jw_str(&w, "suites_digest", digest);
   jw_key(&w, "summary");
   jw_begin_array(&w);
   for (size_t pi = 0; pi < d->npeers; pi++) {
@@ -847,7 +881,7 @@ static const opt_cmd diff_cmd = {
         "error (an implementation that cannot start).\n",
     .outro = "sluice diff runs every split mode but pair-cuts and exhaustive unless --modes\n"
              "says otherwise, and at most 256 single cuts per case, spread evenly.\n",
-    .tables = {diff_options, runargs_options},
+    .tables = {diff_options, runargs_options, select_options},
 };
 
 /* What the options name, once all are read: the peers of --peers, then
@@ -924,7 +958,7 @@ static int setup(diffrun *d, caselist *cl, int argc, char **argv) {
    * shows, the random and byte-at-a-time modes show too (then minimized). */
   d->ra.co.modes &= ~((1u << M_PAIRS) | (1u << M_EXHAUSTIVE));
   d->ra.co.sp.max_single = 256;
-  void *bases[] = {d, &d->ra};
+  void *bases[] = {d, &d->ra, &d->ra.filter};
   int rc = opt_parse(&diff_cmd, bases, argc, argv, NULL);
   if (rc < 0 && (settle_peers(d) || runargs_finish(&d->ra, cl))) rc = 2;
   return rc;
@@ -951,15 +985,17 @@ static void reference_outcomes(diffrun *d) {
 /* Every cell, on the -j workers. */
 static void run_cells(diffrun *d) {
   size_t total = d->cl->n * d->npeers;
-  d->cells = xcalloc(total, sizeof *d->cells);
+  d->cells = xcalloc(total ? total : 1, sizeof *d->cells);
   pthread_mutex_init(&d->mu, NULL);
   int jobs = d->ra.jobs;
   if ((size_t)jobs > total) jobs = (int)total;
-  pthread_t *th = xcalloc((size_t)jobs, sizeof *th);
+  pthread_t *th = xcalloc((size_t)jobs + 1, sizeof *th);
   worker_arg wa = {d};
+  progress_init(&d->pg, "diff", "cells", total, d->quiet);
   for (int j = 0; j < jobs; j++)
     if (pthread_create(&th[j], NULL, worker, &wa)) die("cannot start a worker thread");
   for (int j = 0; j < jobs; j++) pthread_join(th[j], NULL);
+  progress_clear(&d->pg);
   free(th);
   mark_known(d);
 }
@@ -1008,6 +1044,9 @@ static int conclude(const diffrun *d, int rc) {
       if (is_divergence(x->kind) && x->known != 1)
         fprintf(stderr, "  new: %s/%s %s\n", cl->v[ci].suite, cl->v[ci].id, kind_names[x->kind]);
     }
+    if (atomic_load(&d->peers[pi].sessions) == SESSIONS_ABSENT)
+      fprintf(stderr, "  note: %s: %s (its streaming modes were skipped)\n", d->peers[pi].name,
+              session_absent_message);
     if (d->peers[pi].setup_error) {
       fprintf(stderr, "sluice diff: setup error: %s\n", d->peers[pi].setup_msg);
       setup++;
@@ -1015,6 +1054,9 @@ static int conclude(const diffrun *d, int rc) {
     fresh += t.fresh;
     not_run += t.n[K_NOT_RUN];
   }
+  if (atomic_load(&d->max_reached))
+    fprintf(stderr, "stopped after %zu new divergences (--max-failures); %zu cells not run\n",
+            d->ra.max_failures, not_run);
   fprintf(stderr, "%zu new divergence%s\n", fresh, fresh == 1 ? "" : "s");
   if (setup) rc = 2;
   else if (fresh || not_run) rc = 1;

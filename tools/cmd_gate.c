@@ -52,7 +52,8 @@ static const opt gate_options[] = {
              "blocks into the reasoning; --think-options) or a pipeline file (the pipeline "
              "filter's options as JSON)"},
     {"think-options", 0, "JSON", OPT_STRING, OPT_AT(gate_opts, think_options, const char *),
-     .help = "the think filter's options for --expect think (default {\"tags\":[\"think\"]})"},
+     .help = "the think filter's options for --expect think (default {\"tags\":[\"think\"]}); "
+             "{\"format\":\"auto\"}: the reasoning format each capture's model selects"},
     {"resplit", 0, "MODES", OPT_STRING, OPT_AT(gate_opts, resplit, const char *),
      .help = "the model's deltas cut again: whole, single (every single cut, or --max-single "
              "of them), codepoint, random, all or none (default all)"},
@@ -71,19 +72,29 @@ static const opt gate_options[] = {
      .help = "upstream faults the client must see as failures: cut, reset, stall, error, "
              "status:CODE, all or none (default none)"},
     {.kind = OPT_SECTION, .help = "Running and reporting"},
+    {"quiet", 'q', NULL, OPT_FLAG, OPT_AT(gate_opts, quiet, int),
+     .help = "no progress line on a terminal and no count of the suites' cases on stderr"},
     {"jobs", 'j', "N", OPT_INT, OPT_AT(gate_opts, jobs, int), .min = 1, .max = 64,
      .help = "requests at once (default 2)"},
     {"timeout", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, timeout, double),
      .help = "for one request (default 30)"},
     {"deadline", 0, "S", OPT_POSITIVE, OPT_AT(gate_opts, deadline, double),
      .help = "for the whole run; what is not run by then fails it"},
+    {"max-failures", 0, "N", OPT_U64, OPT_AT(gate_opts, max_failures, uint64_t), .min = 1,
+     .help = "begin no case after N cases have a difference not in --known (the cases begun "
+             "are finished; the others are left out of the report and counted)"},
     {"format", 0, "FMT", OPT_STRING, OPT_AT(gate_opts, format, const char *),
-     .help = "text (default), markdown, json (a record per variant), junit or html"},
+     .help = "text (default), markdown, json (a run record, then one per variant), junit or "
+             "html; with --suite, each names the suites' version and digest"},
     {"output", 'o', "FILE", OPT_STRING, OPT_AT(gate_opts, output, const char *),
      .help = "the report there (default: standard output)"},
+    {"report", 0, "FMT:FILE", OPT_LIST, OPT_AT(gate_opts, reports, strlist),
+     .help = "another report of the same run, in FMT (as --format) to FILE; repeatable "
+             "(a CI keeps the HTML page beside the text it prints)"},
     {"known", 0, "FILE", OPT_STRING, OPT_AT(gate_opts, known, const char *),
      .help = "accepted differences: \"CASE FAMILY reason\" per line (FAMILY: recorded, "
-             "deltas, network, faults or *)"},
+             "deltas, network, faults or *); an entry whose case and family this run "
+             "checked but that agrees is named as no longer seen"},
     {0}};
 
 static const opt_cmd gate_cmd = {
@@ -100,8 +111,9 @@ static const opt_cmd gate_cmd = {
         "A row per case, a cell per family: = agrees, ≠ differs the same way in every\n"
         "variant, ± differs in some, ✗ no usable answer, – cannot be run.\n",
     .outro = "Exit status: 0, 1 for a difference not in --known, 2 when the middleware does\n"
-             "not start or answer.\n",
-    .tables = {gate_options},
+             "not start or answer, when the --known list or a --report format is wrong\n"
+             "(told before anything runs) and when a report cannot be written.\n",
+    .tables = {gate_options, select_options},
     .operands = "CAPTURE-OR-DIR",
     .min_operands = 0, /* captures, or --suite */
 };
@@ -156,6 +168,24 @@ static int take_port(gate *g) {
   return 0;
 }
 
+static int is_format(const char *f, size_t n) {
+  static const char *const names[] = {"text", "markdown", "json", "junit", "html", NULL};
+  for (size_t i = 0; names[i]; i++)
+    if (strlen(names[i]) == n && strncmp(names[i], f, n) == 0) return 1;
+  return 0;
+}
+
+/* --report FMT:FILE, each checked before anything runs. */
+static int parse_reports(gate *g) {
+  for (size_t i = 0; i < g->o.reports.n; i++) {
+    const char *r = g->o.reports.v[i], *colon = strchr(r, ':');
+    if (!colon || !colon[1] || !is_format(r, (size_t)(colon - r)))
+      return opt_error(&gate_cmd, "--report", "must be FMT:FILE with FMT text, markdown, json, "
+                                              "junit or html, not \"%s\"", r);
+  }
+  return 0;
+}
+
 static int parse_client(gate *g) {
   static const sluice_endpoint eps[] = {SLUICE_ENDPOINT_OPENAI_CHAT, SLUICE_ENDPOINT_ANTHROPIC,
                                         SLUICE_ENDPOINT_OPENAI_RESPONSES,
@@ -177,11 +207,9 @@ static int parse_expect(gate *g) {
     g->expect = GE_PASSTHROUGH;
   } else if (strcmp(e, "think") == 0) {
     g->expect = GE_THINK;
-    const char *t = g->o.think_options ? g->o.think_options : "{}";
-    sluice_options *o;
-    if (sluice_options_from_json(&o, "think", t, strlen(t), &err) != SLUICE_OK)
+    const char *t = g->o.think_options ? g->o.think_options : "{\"tags\":[\"think\"]}";
+    if (sluice_options_from_json(&g->think, "think", t, strlen(t), &err) != SLUICE_OK)
       return opt_error(&gate_cmd, "--think-options", "%s", err.message);
-    sluice_options_free(o);
   } else {
     tbytes file;
     if (read_file("gate", e, &file, (size_t)1 << 20)) return 2;
@@ -202,15 +230,18 @@ static int setup(gate *g, int argc, char **argv) {
   g->o.resplit = "all";
   g->o.rechunk = "bytes,random";
   g->o.faults = "none";
-  void *bases[] = {&g->o};
+  void *bases[] = {&g->o, &g->o.sel};
   int rc = opt_parse(&gate_cmd, bases, argc, argv, &g->o.operands);
   if (rc >= 0) return rc;
   if (!g->o.url) return opt_error(&gate_cmd, "--url", "is required");
+  if ((g->o.sel.features.n || g->o.sel.exclude.n) && !g->o.suites)
+    return opt_error(&gate_cmd, "--features", "selects among the suites' cases: it needs --suite");
   const char *f = g->o.format ? g->o.format : "text";
-  if (strcmp(f, "text") && strcmp(f, "markdown") && strcmp(f, "json") && strcmp(f, "junit") &&
-      strcmp(f, "html"))
+  if (!is_format(f, strlen(f)))
     return opt_error(&gate_cmd, "--format", "must be text, markdown, json, junit or html");
-  if ((rc = parse_client(g)) || (rc = parse_expect(g)) || (rc = take_port(g))) return rc;
+  if ((rc = parse_reports(g)) || (rc = parse_client(g)) || (rc = parse_expect(g)) ||
+      (rc = take_port(g)))
+    return rc;
   return -1;
 }
 
@@ -254,20 +285,35 @@ static int start_middleware(gate *g, service *svc) {
 
 /* ---------------- the command ---------------- */
 
-static int report(gate *g) {
-  gknown *known = NULL;
-  size_t nknown = 0;
-  if (g->o.known && gate_known_load(g->o.known, &known, &nknown)) return 2;
-  FILE *out = g->o.output ? fopen(g->o.output, "w") : stdout;
+/* One report in format fmt to path (standard output when NULL): its exit
+ * status, 2 when it cannot be written. */
+static int write_report(gate *g, const char *fmt, const char *path, gknown *known,
+                        size_t nknown) {
+  FILE *out = path ? fopen(path, "w") : stdout;
   if (!out) {
-    fprintf(stderr, "sluice gate: --output: %s: cannot write\n", g->o.output);
-    gate_known_free(known, nknown);
+    fprintf(stderr, "sluice gate: %s: cannot write\n", path);
     return 2;
   }
+  g->o.format = fmt;
   int rc = gate_report(g, known, nknown, out);
-  if ((g->o.output ? fclose(out) : fflush(out)) != 0) rc = 2;
-  if (rc == 2) fprintf(stderr, "sluice gate: cannot write the report\n");
-  gate_known_free(known, nknown);
+  if ((path ? fclose(out) : fflush(out)) != 0) rc = 2;
+  if (rc == 2) fprintf(stderr, "sluice gate: cannot write the report%s%s\n", path ? " " : "",
+                       path ? path : "");
+  return rc;
+}
+
+/* The report (--format, --output), then each --report: the exit status is
+ * the first's, unless another cannot be written. */
+static int report(gate *g, gknown *known, size_t nknown) {
+  const char *fmt = g->o.format ? g->o.format : "text";
+  int rc = write_report(g, fmt, g->o.output, known, nknown);
+  for (size_t i = 0; i < g->o.reports.n && rc != 2; i++) {
+    const char *r = g->o.reports.v[i], *colon = strchr(r, ':');
+    char f[16];
+    snprintf(f, sizeof f, "%.*s", (int)(colon - r), r);
+    if (write_report(g, f, colon + 1, known, nknown) == 2) rc = 2;
+  }
+  g->o.format = fmt;
   return rc;
 }
 
@@ -277,12 +323,16 @@ static void teardown(gate *g, service *svc) {
   for (size_t i = 0; g->headers && g->headers[i]; i++) free(g->headers[i]);
   free(g->headers);
   sluice_options_free(g->pipeline);
+  sluice_options_free(g->think);
   free(g->url_owned);
   free(g->mw_owned);
   free(g->ready_owned);
   gate_free(g);
+  gate_known_free(g->known, g->nknown);
   strlist_free(&g->o.headers);
+  strlist_free(&g->o.reports);
   strlist_free(&g->o.operands);
+  case_filter_free(&g->o.sel);
 }
 
 int cmd_gate(int argc, char **argv) {
@@ -290,18 +340,23 @@ int cmd_gate(int argc, char **argv) {
   int rc = setup(&g, argc, argv);
   if (rc >= 0) {
     strlist_free(&g.o.headers);
+    strlist_free(&g.o.reports);
     strlist_free(&g.o.operands);
+    case_filter_free(&g.o.sel);
     return rc;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
   http_catch_signals();
   service svc;
   memset(&svc, 0, sizeof svc);
-  rc = gate_load(&g) ? 2 : start_upstream(&g);
+  /* The known list is read before the run: a mistake in it is told at once,
+   * and --max-failures counts only the differences it does not list. */
+  if (g.o.known && gate_known_load(g.o.known, &g.known, &g.nknown)) rc = 2;
+  else rc = gate_load(&g) ? 2 : start_upstream(&g);
   if (!rc) rc = start_middleware(&g, &svc);
   if (!rc) {
     gate_run(&g);
-    rc = report(&g);
+    rc = report(&g, g.known, g.nknown);
   }
   teardown(&g, &svc);
   curl_global_cleanup();

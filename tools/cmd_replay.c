@@ -14,11 +14,28 @@
 
 typedef struct popts {
   const char *pipeline, *provider, *framing, *model;
-  int harmony, arguments;
+  const char *format; /* --format: the think filter's (--think: "auto") */
+  int thinking;       /* --thinking on|off: 1, 0; -1 unset */
+  int harmony, arguments, explain;
   int choice; /* -1: the pipeline's default */
   const char *filters[SLUICE_PIPELINE_MAX_STAGES];
   int nfilters;
 } popts;
+
+/* A --think or --format filter: its options come from --format and
+ * --thinking, which may follow it. */
+static const char think_by_format[] = "think";
+
+/* The stage --think or --format adds: a think filter of the format named
+ * (the model's, "auto", unless --format says). */
+static json_t *format_stage(const popts *po) {
+  json_t *o = json_pack("{ss}", "format", po->format ? po->format : "auto");
+  if (o && po->thinking >= 0 && json_object_set_new(o, "thinking", json_boolean(po->thinking)))
+    die("out of memory");
+  json_t *st = o ? json_pack("{ssso}", "filter", "think", "options", o) : NULL;
+  if (!st) die("out of memory");
+  return st;
+}
 
 /* The pipeline's options as JSON text (malloc'd); NULL after a message. */
 static char *pipeline_spec(const popts *po) {
@@ -59,6 +76,10 @@ static char *pipeline_spec(const popts *po) {
       json_object_set_new(spec, "filters", fl);
     }
     for (int i = 0; i < po->nfilters; i++) {
+      if (po->filters[i] == think_by_format) {
+        if (json_array_append_new(fl, format_stage(po))) die("out of memory");
+        continue;
+      }
       const char *eq = strchr(po->filters[i], '=');
       json_t *st = json_object();
       char *name =
@@ -101,9 +122,35 @@ static int filter_arg(void *base, const char *v, char *why, size_t wl) {
   return add_filter(base, v, why, wl);
 }
 
+/* --think, and --format when no --think came before it. */
 static int think_arg(void *base, const char *v, char *why, size_t wl) {
   (void)v;
-  return add_filter(base, "think", why, wl);
+  popts *po = base;
+  for (int i = 0; i < po->nfilters; i++)
+    if (po->filters[i] == think_by_format) return 0;
+  return add_filter(base, think_by_format, why, wl);
+}
+
+static int format_arg(void *base, const char *v, char *why, size_t wl) {
+  sluice_think_format f;
+  if (sluice_think_format_from_name(v, &f) || f == SLUICE_THINK_FORMAT_NONE ||
+      f == SLUICE_THINK_FORMAT_GPT_OSS) {
+    snprintf(why, wl, "no reasoning format \"%.60s\" (auto, generic, deepseek-r1, qwen3, ...; "
+                      "gpt-oss is --harmony)", v);
+    return -1;
+  }
+  ((popts *)base)->format = v;
+  return think_arg(base, v, why, wl);
+}
+
+static int thinking_arg(void *base, const char *v, char *why, size_t wl) {
+  popts *po = base;
+  if (strcmp(v, "on") && strcmp(v, "off")) {
+    snprintf(why, wl, "must be on or off, not \"%.60s\"", v);
+    return -1;
+  }
+  po->thinking = strcmp(v, "on") == 0;
+  return think_arg(base, v, why, wl);
 }
 
 static int channel_arg(void *base, const char *v, char *why, size_t wl) {
@@ -130,9 +177,21 @@ static const opt pipeline_options[] = {
      .help = "the choice to show (default 0)"},
     {"filter", 0, "NAME[=JSON]", OPT_CALL, 0, .fn = filter_arg,
      .help = "add a text filter (think, clean, monitor, harmony) with its options"},
-    {"think", 0, NULL, OPT_CALL, 0, .fn = think_arg, .help = "the same as --filter think"},
+    {"think", 0, NULL, OPT_CALL, 0, .fn = think_arg,
+     .help = "a think filter in the reasoning format the model's name selects (--model; "
+             "--explain says which); channel mode when none does"},
+    {"format", 0, "NAME", OPT_CALL, 0, .fn = format_arg,
+     .help = "a think filter in this reasoning format: deepseek-r1, qwen3, deepseek-v3.1, "
+             "glm-4.5, kimi-k2, minimax-m2, mistral, granite, hunyuan, ernie-4.5, olmo3, "
+             "seed-oss, step3, cohere-command, generic, or auto (by the model, as --think)"},
+    {"thinking", 0, "on|off", OPT_CALL, 0, .fn = thinking_arg,
+     .help = "whether the chat template left reasoning on (its enable_thinking); default: "
+             "the family's, or the model rule's"},
     {"model", 0, "NAME", OPT_STRING, OPT_AT(popts, model, const char *),
-     .help = "the model asked for (llama.cpp/gpt-oss: harmony)"},
+     .help = "the model asked for: it selects the reasoning format of --think "
+             "(deepseek-reasoner, qwen3-8b, ...); llama.cpp/gpt-oss: harmony"},
+    {"explain", 0, NULL, OPT_FLAG, OPT_AT(popts, explain, int),
+     .help = "say on standard error what the model chose (which format, by which rule)"},
     {"harmony", 0, NULL, OPT_FLAG, OPT_AT(popts, harmony, int),
      .help = "the harmony filter first"},
     {"arguments", 0, NULL, OPT_FLAG, OPT_AT(popts, arguments, int),
@@ -182,10 +241,28 @@ static const opt_cmd replay_cmd = {
     .max_operands = 1,
 };
 
+/* --explain: the pipeline built once, without a sink, for what the model
+ * chose. Non-zero after a message when it cannot be built. */
+static int explain(const popts *po, const char *spec) {
+  sluice_filter *f;
+  sluice_error err;
+  if (sluice_filter_new_json(&f, "pipeline", spec, strlen(spec), NULL, NULL, &err) != SLUICE_OK) {
+    fprintf(stderr, "sluice replay: the pipeline: %s\n", err.message);
+    return -1;
+  }
+  char text[1024];
+  sluice_pipeline_explain(f, text, sizeof text);
+  sluice_free(f);
+  if (po->model) fprintf(stderr, "sluice replay: model \"%s\": %s\n", po->model, text);
+  else fprintf(stderr, "sluice replay: no --model: %s\n", text);
+  return 0;
+}
+
 int cmd_replay(int argc, char **argv) {
   popts po;
   memset(&po, 0, sizeof po);
   po.choice = -1;
+  po.thinking = -1;
   replay_opts o;
   replay_opts_init(&o);
   strlist operands = {0};
@@ -199,6 +276,10 @@ int cmd_replay(int argc, char **argv) {
   strlist_free(&operands);
   char *spec = pipeline_spec(&po);
   if (!spec) return 2;
+  if (po.explain && explain(&po, spec)) {
+    free(spec);
+    return 2;
+  }
   o.spec = spec;
   o.model = po.model;
   o.choice = po.choice;

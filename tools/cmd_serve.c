@@ -22,6 +22,8 @@ typedef struct serve_args {
   uint64_t max_requests, log_size;
   double deadline;
   rs_spec resplit; /* the model's deltas cut again (recorded: as captured) */
+  up_limits lim;
+  size_t max_capture; /* a capture's decoded body, at most */
 } serve_args;
 
 static int rechunk_arg(void *base, const char *v, char *why, size_t wl) {
@@ -82,7 +84,26 @@ static const opt ending_options[] = {
     {"deadline", 0, "S", OPT_NUMBER, OPT_AT(serve_args, deadline, double),
      .help = "stop after S seconds"},
     {"log-size", 0, "N", OPT_U64, OPT_AT(serve_args, log_size, uint64_t), .min = 1,
-     .help = "requests kept for /_sluice/log (default 256)"},
+     .max = 4096, .help = "requests kept for /_sluice/log (default 256, at most 4096); each "
+                          "keeps its headers and a body of at most 8 KiB (a larger one: its "
+                          "size, model and stream flag)"},
+    {.kind = OPT_SECTION, .help = "Caps (what a client or a capture can make it hold)"},
+    {"max-connections", 0, "N", OPT_SIZE, OPT_AT(serve_args, lim.max_connections, size_t),
+     .min = 1, .max = 100000,
+     .help = "connections open at once; more are closed at once (default 512)"},
+    {"idle-timeout", 0, "S", OPT_SIZE, OPT_AT(serve_args, lim.idle_timeout, size_t), .min = 1,
+     .max = 86400, .help = "close a connection whose client sends nothing, or reads nothing of "
+                             "the answer, for S seconds (default 60; the recording's own "
+                             "pauses do not count)"},
+    {"max-body", 0, "BYTES", OPT_SIZE, OPT_AT(serve_args, lim.max_body, size_t), .min = 1,
+     .help = "a request body over BYTES is answered 413 (default 16 MiB); a body is read as "
+             "it streams, only its \"model\" and \"stream\" taken, at most 8 KiB held"},
+    {"max-buffered", 0, "BYTES", OPT_SIZE, OPT_AT(serve_args, lim.max_buffered, size_t),
+     .min = 1, .help = "request body bytes held by all requests at once; past it a request "
+                       "is answered 503 (default 1 GiB)"},
+    {"max-capture", 0, "BYTES", OPT_SIZE, OPT_AT(serve_args, max_capture, size_t), .min = 1,
+     .help = "a capture whose decoded body is larger is refused at load (default 64 MiB; a "
+             "gzip-encoded one is also stopped past 256 times its size)"},
     {0}};
 
 static const opt_cmd serve_cmd = {
@@ -138,7 +159,7 @@ static int load_captures(upstream *u, const up_behave *how, const serve_args *a,
   for (size_t i = 0; i < paths->n; i++) {
     capture c;
     tbuf err = {0};
-    int bad = capture_load(&c, paths->v[i], 0, &err);
+    int bad = capture_load(&c, paths->v[i], a->max_capture, &err);
     if (bad) fprintf(stderr, "sluice serve: %s\n", err.p);
     tbuf_free(&err);
     if (!bad && a->resplit.mode != RS_RECORDED) bad = resplit_capture(&c, &a->resplit);
@@ -165,6 +186,8 @@ static int setup(up_behave *how, serve_args *a, struct sockaddr_in *addr, strlis
   memset(a, 0, sizeof *a);
   a->listen = "127.0.0.1:0";
   a->log_size = 256;
+  up_limits_default(&a->lim);
+  a->max_capture = (size_t)64 << 20;
   a->resplit.mode = RS_RECORDED;
   void *bases[] = {a, a, how, a};
   int rc = opt_parse(&serve_cmd, bases, argc, argv, paths);
@@ -188,6 +211,7 @@ int cmd_serve(int argc, char **argv) {
     return rc;
   }
   upstream *u = upstream_new((size_t)a.log_size, 0);
+  upstream_set_limits(u, &a.lim);
   rc = load_captures(u, &how, &a, &paths);
   strlist_free(&paths);
   tbuf err = {0};

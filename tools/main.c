@@ -16,6 +16,7 @@ static const struct {
     {"diff", cmd_diff, "compare other implementations with sluice, case by case"},
     {"bench", cmd_bench, "measure filter throughput and hold-back"},
     {"mkcorpus", cmd_mkcorpus, "write the conformance cases as fuzz seed corpora"},
+    {"think", cmd_think, "remove the reasoning from model output on stdin (--format, --model)"},
     {"clean", cmd_clean, "clean an LLM response on stdin with a proxy config (--config FILE)"},
     {"json", cmd_json, "repair the JSON value on standard input"},
     {"replay", cmd_replay, "replay a captured provider stream through a pipeline"},

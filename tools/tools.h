@@ -40,6 +40,7 @@ int cmd_conform(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_mkcorpus(int argc, char **argv);
+int cmd_think(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

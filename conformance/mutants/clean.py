@@ -16,7 +16,7 @@ from think import Collect, ThinkCore, nbytes  # noqa: E402
 # think ones are think.py's, in step 1.
 BUGS = ("ascii-whitespace", "js-whitespace", "grace-bytes", "max-block-code-points",
         "unicode-fold", "trim-per-chunk", "prefix-buffer-100", "max-whitespace-held",
-        "strip-once")
+        "strip-once", "assistant-one-flag")
 THINK_BUGS = ("grace-bytes", "max-block-code-points", "unicode-fold")
 
 ASCII_SPACE = " \t\n\r\x0b\x0c"
@@ -102,8 +102,9 @@ class Clean:
         endp = ([self.strip_both(x) for x in o["responseStartTextToRemoveEndpointWide"]]
                 if o["removeCustomTextFromResponseStartEndpointWide"] else [])
         self.steps = [node, endp, [TIMESTAMP] if o["addDiscussionIdTimestampsForLLM"] else [],
-                      [ASSISTANT] if o["chatCompleteAddUserAssistant"]
-                      and o["chatCompleteAddMissingAssistant"] else []]
+                      [ASSISTANT] if o["chatCompleteAddUserAssistant"] and (
+                          o["chatCompleteAddMissingAssistant"] or bug == "assistant-one-flag")
+                      else []]  # the bug: the rule on the first global alone
         self.both_lists = bool(node) and bool(endp)
         self.step = 0
         self.strip = True  # step 2

@@ -15,6 +15,8 @@ the mutant table of the README uses.
 """
 import argparse
 import base64
+import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -49,6 +51,7 @@ def case(cid, inp, expect, source, options=None, chunks=None, note=None):
         c["chunks"] = chunks
     c["expect"] = expect
     c["source"] = "mutation class " + source
+    c["features"] = [source.split(":")[0]]  # the class is the case's feature (FORMAT.md)
     if note:
         c["note"] = note
     return c
@@ -444,6 +447,29 @@ def clean_cases():
                     {"error": {"code": "limit", "offset": 5}},
                     ws + ": 5 line feeds from offset 1, cap 4",
                     options={"endpoint": trim, "sluice": {"max_whitespace": 4}}))
+
+    both = ("assistant-globals: DESIGN §2 clean step 6: Assistant: is removed only when both "
+            "globals, chatCompleteAddUserAssistant and chatCompleteAddMissingAssistant, are set "
+            "(seed 000 tests them together)")
+    out.append(case("y_mc_assistant_first_global_only", "Assistant: hi",
+                    {"text": "Assistant: hi"},
+                    both + ": the first alone, the second false",
+                    options={"globals": {"chatCompleteAddUserAssistant": True,
+                                         "chatCompleteAddMissingAssistant": False}}))
+    out.append(case("y_mc_assistant_second_global_absent", "  Assistant:hello",
+                    {"text": "Assistant:hello", "dropped": "  "},
+                    both + ": the first alone, the second not given; the left strip still runs",
+                    options={"globals": {"chatCompleteAddUserAssistant": True}}))
+    out.append(case("y_mc_assistant_after_timestamp", "[Sent less than a minute ago] Assistant: x",
+                    {"text": "Assistant: x", "dropped": "[Sent less than a minute ago] "},
+                    both + ": the timestamp of step 5 goes, the Assistant: of step 6 stays",
+                    options={"node": {"addDiscussionIdTimestampsForLLM": True},
+                             "globals": {"chatCompleteAddUserAssistant": True,
+                                         "chatCompleteAddMissingAssistant": False}}))
+    out.append(case("y_mc_assistant_second_global_only", "Assistant: ok",
+                    {"text": "Assistant: ok"},
+                    both + ": the second alone",
+                    options={"globals": {"chatCompleteAddMissingAssistant": True}}))
     return suite("clean", out)
 
 
@@ -530,11 +556,332 @@ def json_cases():
                     ok('["\u00e9"]', ["\u00e9"], True,
                        [ev_repair("unclosed_string", 4), ev_repair("unclosed_container", 4)]),
                     utf8 + " (a string cut off after it)"))
+
+    flag = ("truncated-flag: DESIGN §2 json: the truncated flag says the input was cut off "
+            "and completed, whatever was completed: a string, a literal, a container")
+    out.append(case("y_mc_truncated_top_string", '"hello',
+                    ok('"hello"', "hello", True, [ev_repair("unclosed_string", 6)]),
+                    flag + ": a string at the top, no container to close"))
+    out.append(case("y_mc_truncated_top_string_escape", '"a\\"b',
+                    ok('"a\\"b"', 'a"b', True, [ev_repair("unclosed_string", 5)]),
+                    flag + ": a string at the top, with an escaped quote"))
+    out.append(case("y_mc_truncated_top_string_spaces", '  "x',
+                    ok('"x"', "x", True, [ev_repair("unclosed_string", 4)]),
+                    flag + ": a string at the top after spaces"))
+    out.append(case("y_mc_truncated_top_literal", "tru",
+                    ok("true", True, True, [ev_repair("truncated_literal", 0)]),
+                    flag + ": a literal at the top"))
     return suite("json", out, options={})
 
 
+# ------------------------------------------------------------------ sse --
+
+def ev_sse(data, typ="message", eid=""):
+    return {"type": "event", "event": typ, "data": data, "id": eid}
+
+
+def sse_cases():
+    out = []
+    bom = "\ufeff"
+    once = ("bom-once: WHATWG HTML 9.2.6: one U+FEFF is stripped at the start of the stream; "
+            "one later, at any chunk, is an ordinary character (the suite's README: a BOM is "
+            "the three bytes EF BB BF)")
+    out.append(case("y_mc_bom_before_event_field", "data: a\n\n" + bom + "event: x\ndata: b\n\n",
+                    {"events": [ev_sse("a"), ev_sse("b")]},
+                    once + ": before a later line it makes an unknown field name, so the "
+                    "event keeps the type message"))
+    out.append(case("y_mc_bom_inside_value", "data: " + bom + "v\n\n",
+                    {"events": [ev_sse(bom + "v")]},
+                    once + ": inside a value it is data"))
+    out.append(case("y_mc_bom_after_cr", "data: a\r" + bom + "data: b\r\r",
+                    {"events": [ev_sse("a")]},
+                    once + ": after a CR line end, its line is an unknown field"))
+    out.append(case("y_mc_bom_in_id", "id: " + bom + "1\ndata: x\n\n",
+                    {"events": [ev_sse("x", eid=bom + "1")]},
+                    once + ": inside an id it is part of the id"))
+
+    nul = ("id-nul: WHATWG HTML 9.2.6: an id field whose value holds U+0000 NULL is ignored; "
+           "the last event id stays")
+    out.append(case("y_mc_id_nul_only", "id: \0\ndata: a\n\n", {"events": [ev_sse("a")]},
+                    nul + ": a NUL alone"))
+    out.append(case("y_mc_id_nul_inside_keeps_last", "id: 7\n\nid: x\0y\ndata: b\n\n",
+                    {"events": [ev_sse("b", eid="7")]},
+                    nul + ": inside the value; the id of an earlier field stays"))
+    out.append(case("y_mc_id_nul_at_end", "id: a\0\ndata: z\n\ndata: w\n\n",
+                    {"events": [ev_sse("z"), ev_sse("w")]},
+                    nul + ": at the end of the value, for every later event too"))
+
+    digits = ("retry-digits: WHATWG HTML 9.2.6: retry sets the reconnection time only when its "
+              "value is ASCII digits (0-9), nothing else; the digits go out as written")
+    out.append(case("y_mc_retry_plus_sign", "retry: +100\ndata: a\n\n",
+                    {"events": [ev_sse("a")]}, digits + ": a sign is not a digit"))
+    out.append(case("y_mc_retry_leading_zeros", "retry: 007\n",
+                    {"events": [{"type": "retry", "retry": "007"}]},
+                    digits + ": leading zeros are digits, passed on as written"))
+    out.append(case("y_mc_retry_underscore", "retry: 1_000\n", {"events": []},
+                    digits + ": an underscore between digits (Python's int() takes it)"))
+    out.append(case("y_mc_retry_second_space", "retry:  25\n", {"events": []},
+                    digits + ": only one space is stripped; the second is no digit"))
+    out.append(case("y_mc_retry_arabic_indic_digit", "retry: \u0663\n", {"events": []},
+                    digits + ": U+0663 ARABIC-INDIC DIGIT THREE is a digit to Unicode, not to SSE"))
+
+    eof = ("end-of-stream: WHATWG HTML 9.2.6: at the end of the stream an unfinished event is "
+           "discarded, never dispatched; a last line without its end goes to dropped (the "
+           "suite's README)")
+    out.append(case("y_mc_eof_event_type_and_data", "event: done\ndata: x\n",
+                    {"events": []}, eof + ": a complete line, no blank line after it"))
+    out.append(case("y_mc_eof_two_data_lines", "data: a\n\ndata: b\ndata: c\n",
+                    {"events": [ev_sse("a")]}, eof + ": two data lines, no blank line"))
+    out.append(case("y_mc_eof_crlf_event", "data: a\r\n\r\ndata: b\r\n",
+                    {"events": [ev_sse("a")]}, eof + ": CRLF line ends"))
+    out.append(case("y_mc_eof_unfinished_line_with_id", "id: 3\ndata: a\n\ndata: q",
+                    {"events": [ev_sse("a", eid="3")], "dropped": "data: q"},
+                    eof + ": a last line without its end"))
+    return suite("sse", out)
+
+
+# ------------------------------------------------------------- provider --
+
+@functools.lru_cache(maxsize=None)
+def suite_generator(name):
+    """A suite's own generator (conformance/suites/NAME/make_cases.py) as a module."""
+    path = os.path.join(SUITES, name, "make_cases.py")
+    spec = importlib.util.spec_from_file_location(name + "_suite_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.dont_write_bytecode = True
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def provider_helpers():
+    """The stream builders of the provider suite's own generator."""
+    return suite_generator("provider")
+
+
+def channels_of(events, choice=0):
+    """The expected answer: choice's channels (the pipeline suite's mapping of the
+    provider's deltas), the empty ones left out, and the events."""
+    out = {k: v for k, v in suite_generator("pipeline").channels(events, choice).items() if v}
+    out["events"] = events
+    return out
+
+
+def provider_cases():
+    P = provider_helpers()
+    sse, chat, D, F, U, E, END, TC = P.sse, P.chat, P.D, P.F, P.U, P.E, P.END, P.TC
+    out = []
+
+    def errchunk(err, choices):
+        return {"object": "chat.completion.chunk", "model": "m", "error": err, "choices": choices}
+
+    fin = ("error-finish: the provider suite's README: an error chunk is read to its end; its "
+           "choices still finish (OpenRouter sends finish_reason error with the error)")
+    two = [{"index": 0, "delta": {}, "finish_reason": "error"},
+           {"index": 1, "delta": {}, "finish_reason": "error"}]
+    ev = [D("text", "A"), D("text", "x", 1), E("502", "gone"), F("error"), F("error", 1), END(True)]
+    out.append(case("y_mc_error_chunk_finishes_two_choices",
+                    sse(chat({"content": "A"}), chat({"content": "x"}, index=1),
+                        errchunk({"code": 502, "message": "gone"}, two), done=False),
+                    channels_of(ev), fin + ": two choices"))
+    ev = [E("rate_limited", "slow down"), D("text", "!"), F("length"), END()]
+    out.append(case("y_mc_error_chunk_with_content_then_done",
+                    sse(errchunk({"code": "rate_limited", "message": "slow down"},
+                                 [{"index": 0, "delta": {"content": "!"}, "finish_reason": "length"}])),
+                    channels_of(ev), fin + ": content and a finish after the error, then [DONE]"))
+    ev = [D("text", "a"), D("text", "b", 1), F("stop"), E("server_error", "boom"), F("error", 1),
+          END(True)]
+    out.append(case("y_mc_error_chunk_second_choice",
+                    sse(chat({"content": "a"}), chat({"content": "b"}, index=1), chat({}, "stop"),
+                        errchunk({"type": "server_error", "message": "boom", "code": None},
+                                 [{"index": 1, "delta": {}, "finish_reason": "error"}]),
+                        done=False),
+                    channels_of(ev), fin + ": the error's code null, its type said instead"))
+
+    end = ("end-marker: the provider suite's README: end says truncated false only when the "
+           "provider's end marker came ([DONE], message_stop); a finish is no end marker")
+    ev = [D("text", "A"), D("text", "x", 1), F("stop"), F("stop", 1), END(True)]
+    out.append(case("y_mc_no_done_after_every_choice_finished",
+                    sse(chat({"content": "A"}), chat({"content": "x"}, index=1), chat({}, "stop"),
+                        chat({}, "stop", index=1), done=False),
+                    channels_of(ev), end + ": every choice finished, no [DONE]"))
+    usage = {"prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}
+    ev = [D("text", "a"), F("length"), U(usage), END(True)]
+    out.append(case("y_mc_no_done_after_usage",
+                    sse(chat({"content": "a"}), chat({}, "length"),
+                        {"object": "chat.completion.chunk", "choices": [], "usage": usage},
+                        done=False),
+                    channels_of(ev), end + ": a usage chunk after the finish, no [DONE]"))
+    anth = [{"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 1}}},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}]
+    ev = [U({"input_tokens": 1}), D("text", "hi"), F("end_turn"), END(True)]
+    out.append(case("y_mc_anthropic_stop_reason_without_message_stop",
+                    sse(*anth, done=False, events=True), channels_of(ev),
+                    end + ": Anthropic's stop_reason, no message_stop"))
+
+    rf = ("reasoning-fields: the provider suite's README: reasoning comes as reasoning_content "
+          "(DeepSeek) or reasoning (Groq, OpenRouter, newer vLLM); both are read")
+    ev = [D("reasoning", "think"), D("reasoning", "ing"), D("text", "done"), F("stop"), END()]
+    out.append(case("y_mc_reasoning_field_then_content",
+                    sse(chat({"reasoning": "think"}), chat({"reasoning": "ing"}),
+                        chat({"content": "done"}), chat({}, "stop")),
+                    channels_of(ev), rf + ": reasoning, then content"))
+    ev = [D("reasoning", "why", 1), D("text", "a"), F("stop"), F("stop", 1), END()]
+    out.append(case("y_mc_reasoning_field_second_choice",
+                    sse(chat({"reasoning": "why"}, index=1), chat({"content": "a"}),
+                        chat({}, "stop"), chat({}, "stop", index=1)),
+                    channels_of(ev), rf + ": in choice 1"))
+    ev = [D("reasoning", "vllm"), F("stop"), END()]
+    out.append(case("y_mc_reasoning_field_after_null_reasoning_content",
+                    sse(chat({"reasoning_content": None, "reasoning": "vllm"}), chat({}, "stop")),
+                    channels_of(ev), rf + ": reasoning_content null, reasoning a string"))
+
+    sig = ("signature: the provider suite's README: Anthropic's signature_delta carries no "
+           "thinking text (it checks the thinking, it is not shown)")
+
+    def anthropic(*blocks, stop="end_turn"):
+        evs = [{"type": "message_start", "message": {"id": "m"}}]
+        for i, (kind, deltas) in enumerate(blocks):
+            start = {"type": kind}
+            if kind == "tool_use":
+                start.update(id="t%d" % i, name="f")
+            evs.append({"type": "content_block_start", "index": i, "content_block": start})
+            for d in deltas:
+                evs.append({"type": "content_block_delta", "index": i, "delta": d})
+            evs.append({"type": "content_block_stop", "index": i})
+        evs += [{"type": "message_delta", "delta": {"stop_reason": stop}}, {"type": "message_stop"}]
+        return sse(*evs, done=False, events=True)
+
+    signature = {"type": "signature_delta", "signature": "EqQBCkYIBxgC"}
+    ev = [D("text", "ok"), F("end_turn"), END()]
+    out.append(case("y_mc_signature_only_thinking_block",
+                    anthropic(("thinking", [signature]), ("text", [{"type": "text_delta", "text": "ok"}])),
+                    channels_of(ev), sig + ": a thinking block with a signature and no text"))
+    ev = [D("reasoning", "a"), D("reasoning", "b"), D("text", "c"), F("end_turn"), END()]
+    out.append(case("y_mc_signature_two_thinking_blocks",
+                    anthropic(("thinking", [{"type": "thinking_delta", "thinking": "a"}, signature]),
+                              ("thinking", [{"type": "thinking_delta", "thinking": "b"},
+                                            {"type": "signature_delta", "signature": "Zm9v"}]),
+                              ("text", [{"type": "text_delta", "text": "c"}])),
+                    channels_of(ev), sig + ": two thinking blocks, a signature each"))
+    ev = [D("reasoning", "plan"), TC(0, "t1", "f"), D("arguments", "{}", index=0),
+          F("tool_use"), END()]
+    out.append(case("y_mc_signature_before_tool_use",
+                    anthropic(("thinking", [{"type": "thinking_delta", "thinking": "plan"}, signature]),
+                              ("tool_use", [{"type": "input_json_delta", "partial_json": "{}"}]),
+                              stop="tool_use"),
+                    channels_of(ev), sig + ": then a tool call"))
+    return suite("provider", out)
+
+
+# ------------------------------------------------------------- pipeline --
+
+def pipeline_cases():
+    P = provider_helpers()
+    sse, chat, D, F, END, jsonl = P.sse, P.chat, P.D, P.F, P.END, P.jsonl
+    out = []
+    harm = jsonl({"content": "<|channel|>analysis<|message|>hm<|end|>", "stop": False},
+                 {"content": "<|start|>assistant<|channel|>final<|message|>Hi", "stop": True})
+    raw = [D("text", "<|channel|>analysis<|message|>hm<|end|>"),
+           D("text", "<|start|>assistant<|channel|>final<|message|>Hi"), F(""), END()]
+    model = ("harmony-model: DESIGN §2 harmony: harmony is switched on by the model name "
+             "llama.cpp/gpt-oss exactly (seed 004), or explicitly; no other name")
+    for cid, name in (("y_mc_harmony_off_openai_gpt_oss_120b", "openai/gpt-oss-120b"),
+                      ("y_mc_harmony_off_llamacpp_gpt_oss_20b", "llama.cpp/gpt-oss-20b"),
+                      ("y_mc_harmony_off_bare_gpt_oss", "gpt-oss"),
+                      ("y_mc_harmony_off_ollama_tag", "ollama/gpt-oss:20b")):
+        out.append(case(cid, harm, channels_of(raw), model + ": " + name,
+                        options={"model": name}))
+
+    off = ("harmony-off: the pipeline suite's README: harmony: false wins over the model name "
+           "llama.cpp/gpt-oss")
+    think = [{"filter": "think"}]
+    out.append(case("y_mc_harmony_false_with_think",
+                    jsonl({"content": "<think>a</think><|channel|>final<|message|>b", "stop": True}),
+                    channels_of([D("reasoning", "a"), D("text", "<|channel|>final<|message|>b"),
+                                 D("markup", "<think></think>"), F(""), END()]),
+                    off + ", with a think filter after it",
+                    options={"model": "llama.cpp/gpt-oss", "harmony": False, "filters": think}))
+    out.append(case("y_mc_harmony_false_openai_stream",
+                    sse(chat({"content": "<|channel|>analysis<|message|>x"}),
+                        chat({"content": "<|end|>y"}), chat({}, "stop")),
+                    channels_of([D("text", "<|channel|>analysis<|message|>x"), D("text", "<|end|>y"),
+                                 F("stop"), END()]),
+                    off + ", over OpenAI chunks",
+                    options={"model": "llama.cpp/gpt-oss", "harmony": False}))
+    out.append(case("y_mc_harmony_false_two_choices",
+                    sse(chat({"content": "<|channel|>final<|message|>p"}),
+                        chat({"content": "<|channel|>analysis<|message|>q"}, index=1),
+                        chat({}, "stop"), chat({}, "stop", index=1)),
+                    channels_of([D("text", "<|channel|>final<|message|>p"),
+                                 D("text", "<|channel|>analysis<|message|>q", 1),
+                                 F("stop"), F("stop", 1), END()]),
+                    off + ", two choices",
+                    options={"model": "llama.cpp/gpt-oss", "harmony": False}))
+
+    shown = ("choice-channels: the pipeline suite's README: the channels show the choice of the "
+             "provider's choice option, the others only in the events")
+    n2 = sse(chat({"content": "a<think>x</think>b"}), chat({"content": "c<think>y</think>d"}, index=1),
+             chat({}, "stop"), chat({}, "stop", index=1))
+    ev = [D("reasoning", "x"), D("text", "ab"), D("markup", "<think></think>"),
+          D("reasoning", "y", 1), D("text", "cd", 1), D("markup", "<think></think>", 1),
+          F("stop"), F("stop", 1), END()]
+    out.append(case("y_mc_choice_1_through_think", n2, channels_of(ev, 1), shown + ": choice 1",
+                    options={"provider": {"choice": 1}, "filters": think}))
+    n3 = sse(chat({"content": "zero"}), chat({"content": "one"}, index=1),
+             chat({"content": "two"}, index=2), chat({}, "stop"), chat({}, "stop", index=1),
+             chat({}, "stop", index=2))
+    ev = [D("text", "zero"), D("text", "one", 1), D("text", "two", 2), F("stop"), F("stop", 1),
+          F("stop", 2), END()]
+    out.append(case("y_mc_choice_2_of_three", n3, channels_of(ev, 2), shown + ": choice 2 of 3",
+                    options={"provider": {"choice": 2}}))
+    ev = [D("text", "zero"), D("text", "one", 1), D("text", "two", 2), F("stop"), F("stop", 1),
+          F("stop", 2), END()]
+    out.append(case("y_mc_choice_1_of_three_named", n3, channels_of(ev, 1),
+                    shown + ": choice 1, the provider forced by name too",
+                    options={"provider": {"provider": "openai", "choice": 1}}))
+
+    order = ("stage-order: DESIGN §2 pipelines: the filters run in the order given, each fed the "
+             "TEXT of the one before")
+    mon = {"filter": "monitor", "options": {"max_length": 4}}
+    body = jsonl({"content": "<think>abc</think>defgh", "stop": True})
+    # a feed's deltas: each filter's own kinds as it releases them (the think filter's
+    # reasoning and markup), the monitor's stop where it is raised, then what the last
+    # filter released, kind by kind (as stages.json's y_monitor_stops has them)
+    ev = [D("reasoning", "abc"), D("markup", "<think></think>"),
+          {"type": "stop", "reason": "max_length", "offset": 4}, D("text", "defg"), D("dropped", "h"),
+          F(""), END()]
+    out.append(case("y_mc_order_think_then_monitor", body, channels_of(ev),
+                    order + ": the monitor counts what the think filter shows",
+                    options={"filters": think + [mon]}))
+    # the think filter holds "<thi" (a tag may still come) until the choice finishes
+    ev = [{"type": "stop", "reason": "max_length", "offset": 4},
+          D("dropped", "nk>abc</think>defgh"), D("text", "<thi"), F(""), END()]
+    out.append(case("y_mc_order_monitor_then_think", body, channels_of(ev),
+                    order + ": the think filter sees what the monitor lets through",
+                    options={"filters": [mon] + think}))
+    outer = {"filter": "think", "options": {"tags": ["a"]}}
+    inner = {"filter": "think", "options": {"tags": ["b"]}}
+    body = jsonl({"content": "<a><b>x</b></a>y", "stop": True})
+    ev = [D("reasoning", "<b>x</b>"), D("text", "y"), D("markup", "<a></a>"), F(""), END()]
+    out.append(case("y_mc_order_outer_tag_first", body, channels_of(ev),
+                    order + ": the outer block's filter first hides the inner tags whole",
+                    options={"filters": [outer, inner]}))
+    trim = {"filter": "clean", "options": {"endpoint": {"trimBeginningAndEndLineBreaks": True}}}
+    body = jsonl({"content": "<think>p</think>\n\nHello  ", "stop": True})
+    ev = [D("reasoning", "p"), D("text", "Hello"), D("markup", "<think></think>"),
+          D("dropped", "\n\n"), D("dropped", "  "), F(""), END()]
+    out.append(case("y_mc_order_think_then_trim", body, channels_of(ev),
+                    order + ": the trim sees the text after the block",
+                    options={"filters": think + [trim]}))
+    return suite("pipeline", out)
+
+
 FILES = {"think": think_cases, "harmony": harmony_cases, "monitor": monitor_cases,
-         "clean": clean_cases, "json": json_cases}
+         "clean": clean_cases, "json": json_cases, "sse": sse_cases, "provider": provider_cases,
+         "pipeline": pipeline_cases}
 
 
 # ------------------------------------------------------------- checking --

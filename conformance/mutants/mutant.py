@@ -10,12 +10,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from sluice_adapter import serve  # noqa: E402
 
 
-def main(filter_name, bugs, make):
-    """python3 PROGRAM [BUG]: without BUG, the family's control."""
+def main(filter_name, bugs, make, extra=None):
+    """python3 PROGRAM [BUG]: without BUG, the family's control. extra: other
+    filters the program serves, by name (factories of the options alone)."""
     bug = sys.argv[1] if len(sys.argv) > 1 else None
     if bug is not None and bug not in bugs:
         sys.stderr.write("%s: no bug %r (one of: %s)\n"
                          % (os.path.basename(sys.argv[0]), bug, ", ".join(bugs)))
         return 2
-    serve({filter_name: lambda options: make(options, bug)})
+    filters = dict(extra or {})
+    filters[filter_name] = lambda options: make(options, bug)
+    serve(filters)
     return 0

@@ -16,6 +16,17 @@
  *                                 of the sanitizer, counting code points (lead
  *                                 bytes) where DESIGN counts bytes
  *
+ * and the pipeline with its configuration read wrong (the options are
+ * rewritten before the reference builds it, as a port that misreads them
+ * would build it):
+ *
+ *   refwrap stages-reversed       runs the filters in reverse order
+ *   refwrap harmony-substring     switches harmony on for any model name that
+ *                                 contains "gpt-oss", not only llama.cpp/gpt-oss
+ *   refwrap harmony-false-ignored ignores "harmony": false
+ *   refwrap choice-zero           shows choice 0 on the channels whatever the
+ *                                 provider's "choice" says
+ *
  * The snapshot and repair mutants move or drop whole events, so they do not
  * depend on how a snapshot is encoded.
  */
@@ -153,13 +164,40 @@ static long count_cap(json_t *req, json_int_t *off) {
   return -1;
 }
 
+/* The pipeline modes: the request's options as the port reads them. 1 if
+ * the request is one they change. */
+static int misread_pipeline(json_t *req) {
+  const char *filter = json_string_value(json_object_get(req, "filter"));
+  json_t *opts = json_object_get(req, "options");
+  if (!filter || strcmp(filter, "pipeline") != 0 || !json_is_object(opts)) return 0;
+  if (strcmp(mode, "stages-reversed") == 0) {
+    json_t *f = json_object_get(opts, "filters"), *r = json_array();
+    for (size_t i = json_array_size(f); i > 0; i--) json_array_append(r, json_array_get(f, i - 1));
+    if (json_is_array(f)) json_object_set(opts, "filters", r);
+    json_decref(r);
+  } else if (strcmp(mode, "harmony-substring") == 0) {
+    const char *model = json_string_value(json_object_get(opts, "model"));
+    if (model && strstr(model, "gpt-oss") && !json_object_get(opts, "harmony"))
+      json_object_set_new(opts, "harmony", json_true());
+  } else if (strcmp(mode, "harmony-false-ignored") == 0) {
+    if (json_is_false(json_object_get(opts, "harmony"))) json_object_del(opts, "harmony");
+  } else if (strcmp(mode, "choice-zero") == 0) {
+    json_t *pv = json_object_get(opts, "provider");
+    if (json_is_object(pv)) json_object_del(pv, "choice");
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 static void serve_line(char *line, size_t n) {
   lines ls = {0};
   json_t *req = json_loadb(line, n, 0, NULL);
   long at = -1;
   json_int_t off = 0;
-  if (req && strcmp(mode, "max-bytes-code-points") == 0) {
-    at = count_cap(req, &off);
+  int changed = req && misread_pipeline(req);
+  if (req && (changed || strcmp(mode, "max-bytes-code-points") == 0)) {
+    if (!changed) at = count_cap(req, &off);
     char *s = json_dumps(req, JSON_COMPACT);
     if (s) proto_serve(&ps, s, strlen(s), collect, &ls);
     free(s);
@@ -189,8 +227,19 @@ static void serve_line(char *line, size_t n) {
 
 int main(int argc, char **argv) {
   if (argc > 1) mode = argv[1];
-  if (*mode && strcmp(mode, "no-snapshots") && strcmp(mode, "late-snapshots") &&
-      strcmp(mode, "repairs-sorted") && strcmp(mode, "max-bytes-code-points")) {
+  static const char *const modes[] = {"",
+                                      "no-snapshots",
+                                      "late-snapshots",
+                                      "repairs-sorted",
+                                      "max-bytes-code-points",
+                                      "stages-reversed",
+                                      "harmony-substring",
+                                      "harmony-false-ignored",
+                                      "choice-zero",
+                                      NULL};
+  size_t m = 0;
+  while (modes[m] && strcmp(modes[m], mode) != 0) m++;
+  if (!modes[m]) {
     fprintf(stderr, "refwrap: no mode \"%s\"\n", mode);
     return 2;
   }

@@ -61,6 +61,8 @@ def conform(args, impl, suites, extra, jobs):
             r = json.loads(line)
         except ValueError:
             continue
+        if r.get("record", "case") != "case":
+            continue  # the run record
         cases.setdefault("%s/%s" % (r["suite"], r["case"]), {})[r["mode"]] = r["status"]
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode == 2 or not cases:

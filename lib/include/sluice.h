@@ -219,6 +219,17 @@ SLUICE_API void sluice_free(sluice_filter *f);
 /* The one-call form: feed the whole input once, then finish. It is the
  * streaming code path, not a second implementation. */
 SLUICE_API sluice_status sluice_once(sluice_filter *f, const void *p, size_t n);
+/* Starts a new stream on the same filter: its state is what its
+ * constructor left (same options, sink and allocator; no error, nothing fed
+ * or held), and it keeps the tables and buffers it built, so a filter per
+ * response can be reused instead of rebuilt. Held bytes are dropped, not
+ * emitted. The think, clean, harmony, monitor, json, sse, ndjson, chunks,
+ * provider and detect filters support it (the monitor frees its history and
+ * indexes, which the next stream sizes again; a provider detects its
+ * framing and provider again unless its options named them); for the
+ * others (pipeline, capture: build a new one) and for NULL it is
+ * SLUICE_INVALID and changes nothing. */
+SLUICE_API sluice_status sluice_reset(sluice_filter *f);
 /* The sticky error (status SLUICE_OK while there is none). */
 SLUICE_API const sluice_error *sluice_get_error(const sluice_filter *f);
 /* The filter's name ("think", ...). */
@@ -315,6 +326,10 @@ typedef struct sluice_pair {
  * (at most 27 bytes: the longest delimiter, Kimi K2's tool-section token, is
  * 28), nothing else. Memory: constant. */
 typedef enum sluice_think_format {
+  /* By the model's name ("auto"): a pipeline's think stage takes the format
+   * its model selects (sluice_think_opts_for_model); a lone filter, which
+   * knows no model, refuses it. */
+  SLUICE_THINK_FORMAT_AUTO = -1,
   SLUICE_THINK_FORMAT_NONE = 0,  /* no format: mode and the channel options */
   SLUICE_THINK_FORMAT_GENERIC,   /* channel mode, named ("generic") */
   SLUICE_THINK_FORMAT_DEEPSEEK_R1,
@@ -336,7 +351,8 @@ typedef enum sluice_think_format {
   SLUICE_THINK_FORMAT_COUNT
 } sluice_think_format;
 
-/* "deepseek-r1", "qwen3", ... ("none" for NONE); NULL when out of range. */
+/* "deepseek-r1", "qwen3", ... ("none" for NONE, "auto" for AUTO); NULL
+ * when out of range. */
 SLUICE_API const char *sluice_think_format_name(sluice_think_format f);
 /* The format of a name (exact, as sluice_think_format_name gives it);
  * returns 0 and sets *out, or -1 for an unknown name. */
@@ -411,6 +427,17 @@ typedef struct sluice_think_opts {
 
 SLUICE_API void sluice_think_opts_init_size(sluice_think_opts *o, size_t size);
 #define sluice_think_opts_init(o) sluice_think_opts_init_size((o), sizeof(sluice_think_opts))
+/* Settles format AUTO for model (rules tried before the built-in table):
+ * a family's format when one matches (thinking: o's if set, else the
+ * rule's, else the family's default; the channel and anchored options,
+ * which a family refuses, are cleared: they were the fallback), NONE with
+ * o's other options when none does or the match is gpt-oss (harmony is a
+ * filter of its own: sluice_pipeline_opts.harmony). Any other format is
+ * left as it is. m (may be NULL) gets the match, for --explain. Returns 1
+ * when a family's format was chosen, else 0. */
+SLUICE_API int sluice_think_opts_for_model(sluice_think_opts *o, const char *model,
+                                           const sluice_model_rule *rules, size_t nrules,
+                                           sluice_model_match *m);
 /* Creates a think filter; o may be NULL for the defaults. */
 SLUICE_API sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *o,
                                           const sluice_sink *sink, const sluice_mem *mem,
@@ -963,8 +990,12 @@ typedef struct sluice_pipeline_opts {
   size_t nstages;
   const sluice_json_opts *arguments;    /* tool-call arguments through a json
                                            filter with these options; NULL: off */
-  const char *model;                    /* "llama.cpp/gpt-oss" switches harmony on */
+  const char *model;                    /* "llama.cpp/gpt-oss" switches harmony on;
+                                           a think stage of format AUTO takes
+                                           the format it names */
   int harmony;                          /* -1 (default): by the model; 0 off; 1 on */
+  const sluice_model_rule *model_rules; /* tried before the built-in table for */
+  size_t nmodel_rules;                  /* think stages of format AUTO */
 } sluice_pipeline_opts;
 
 SLUICE_API void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t size);
@@ -973,6 +1004,13 @@ SLUICE_API void sluice_pipeline_opts_init_size(sluice_pipeline_opts *o, size_t s
 SLUICE_API sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opts *o,
                                              const sluice_sink *sink, const sluice_mem *mem,
                                              sluice_error *err);
+/* What the model chose, for --explain: 'harmony first (model
+ * llama.cpp/gpt-oss)', and for each think filter of format AUTO 'think
+ * filter 0: format deepseek-r1, thinking on: rule "deepseek-reasoner"
+ * (built-in 2: ...)' (sluice_model_match_describe), joined by "; "; or
+ * "no think filter of format auto". Writes at most n bytes with the NUL
+ * and returns the length it needed, as snprintf. */
+SLUICE_API size_t sluice_pipeline_explain(const sluice_filter *pipeline, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,21 @@
  *   endless      writes an endless line
  *   late-snap    in a streaming json session, sends each snapshot one feed
  *                late
+ *   no-snap      in a streaming json session, sends no snapshot
+ *   bad-snap     in a streaming json session, sends the first snapshot with
+ *                one byte too many in its "prepend"
+ *   early-event  in a streaming session, raises an event one feed early
+ *   fail-early   in a streaming session whose answer is an error, fails at
+ *                the first feed (the reference fails where it is fed the
+ *                byte that shows the error)
+ *   bad-value    writes every json value as 1e999, a number no double holds
+ *                (the line is not JSON the runner can read)
+ *   skip-feed    in a streaming session, leaves out the line of feed 1
+ *   session-id   in a streaming session, answers feed 0 with another id
+ *   extra-line   in a streaming session, writes its last line twice
+ *   no-stream    answers "unsupported" to every streaming request
+ *   batch-only   answers a streaming request with one batch answer (it does
+ *                not implement streaming sessions)
  */
 #include <jansson.h>
 #include <signal.h>
@@ -219,6 +234,134 @@ static void late_snap(void) {
   json_decref(carry);
 }
 
+/* The session's lines as JSON, to be changed and written. */
+typedef struct jlines {
+  json_t **v;
+  size_t n;
+} jlines;
+
+static void jl_load(jlines *a) {
+  a->n = lines.n;
+  a->v = calloc(lines.n ? lines.n : 1, sizeof *a->v);
+  for (size_t i = 0; i < lines.n; i++) a->v[i] = json_loads(lines.v[i], 0, NULL);
+}
+
+/* Writes every line (but the one at `skip`, and line `twice` twice). */
+static void jl_write(jlines *a, size_t skip, size_t twice) {
+  for (size_t i = 0; i < a->n; i++) {
+    char *s = dump(a->v[i]);
+    if (i != skip) out_line(s);
+    if (i == twice) out_line(s);
+    free(s);
+    json_decref(a->v[i]);
+  }
+  free(a->v);
+}
+
+/* no-snap, bad-snap: the snapshot events dropped, or the first changed. */
+static void snapshots(int drop) {
+  jlines a;
+  jl_load(&a);
+  int changed = 0;
+  for (size_t i = 0; i < a.n; i++) {
+    json_t *ev = json_object_get(a.v[i], "events"), *keep = json_array(), *e;
+    size_t k;
+    json_array_foreach(ev, k, e) {
+      json_t *t = json_object_get(e, "type");
+      int snap = json_is_string(t) && strcmp(json_string_value(t), "snapshot") == 0;
+      json_t *p = json_object_get(e, "prepend");
+      if (snap && !drop && !changed && json_is_string(p)) {
+        tbuf b = {0};
+        tbuf_xadd(&b, json_string_value(p), json_string_length(p));
+        tbuf_xadds(&b, " ");
+        json_object_set_new(e, "prepend", json_stringn(b.p, b.n));
+        tbuf_free(&b);
+        changed = 1;
+      }
+      if (!snap || !drop) json_array_append(keep, e);
+    }
+    if (ev) json_object_set(a.v[i], "events", keep);
+    json_decref(keep);
+  }
+  jl_write(&a, (size_t)-1, (size_t)-1);
+}
+
+/* early-event: the first event of a line after the first moves to the
+ * line before. */
+static void early_event(void) {
+  jlines a;
+  jl_load(&a);
+  for (size_t i = 1; i < a.n; i++) {
+    json_t *ev = json_object_get(a.v[i], "events"), *prev = json_object_get(a.v[i - 1], "events");
+    if (!json_array_size(ev) || !prev) continue;
+    json_array_append(prev, json_array_get(ev, 0));
+    json_array_remove(ev, 0);
+    break;
+  }
+  jl_write(&a, (size_t)-1, (size_t)-1);
+}
+
+/* fail-early: an error answer's line comes at the first feed. */
+static void fail_early(json_t *req) {
+  json_t *last = json_loads(lines.v[lines.n - 1], 0, NULL);
+  if (json_is_true(json_object_get(last, "ok"))) {
+    json_decref(last);
+    for (size_t i = 0; i < lines.n; i++) out_line(lines.v[i]);
+    return;
+  }
+  size_t n = json_array_size(json_object_get(req, "chunks")) +
+             json_array_size(json_object_get(req, "chunks_b64"));
+  json_object_set_new(last, "feed", n ? json_integer(0) : json_string("finish"));
+  char *s = dump(last);
+  out_line(s);
+  free(s);
+  json_decref(last);
+}
+
+/* bad-value: the answer's "value" as 1e999. */
+static void bad_value(const char *l) {
+  json_t *a = json_loads(l, 0, NULL);
+  if (!json_object_get(a, "value")) {
+    out_line(l);
+    json_decref(a);
+    return;
+  }
+  json_object_set_new(a, "value", json_string("@VALUE@"));
+  char *s = dump(a);
+  char *at = strstr(s, "\"@VALUE@\"");
+  tbuf b = {0};
+  tbuf_xadd(&b, s, (size_t)(at - s));
+  tbuf_xadds(&b, "1e999");
+  tbuf_xadds(&b, at + 9);
+  out_line(b.p);
+  tbuf_free(&b);
+  free(s);
+  json_decref(a);
+}
+
+/* The streaming modes that change a session's lines. 1 if handled. */
+static int session_mode(json_t *req) {
+  jlines a;
+  if (strcmp(mode, "early") == 0) early();
+  else if (strcmp(mode, "late-snap") == 0) late_snap();
+  else if (strcmp(mode, "no-snap") == 0) snapshots(1);
+  else if (strcmp(mode, "bad-snap") == 0) snapshots(0);
+  else if (strcmp(mode, "early-event") == 0) early_event();
+  else if (strcmp(mode, "fail-early") == 0) fail_early(req);
+  else if (strcmp(mode, "skip-feed") == 0 || strcmp(mode, "extra-line") == 0) {
+    jl_load(&a);
+    int skip = strcmp(mode, "skip-feed") == 0;
+    jl_write(&a, skip && a.n > 2 ? 1 : (size_t)-1, skip ? (size_t)-1 : a.n - 1);
+  } else if (strcmp(mode, "session-id") == 0) {
+    jl_load(&a);
+    json_object_set_new(a.v[0], "id", json_integer(json_integer_value(json_object_get(a.v[0], "id")) + 1000));
+    jl_write(&a, (size_t)-1, (size_t)-1);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 static int input_has(json_t *req, const char *needle) {
   json_t *chunks = json_object_get(req, "chunks");
   tbuf all = {0};
@@ -282,12 +425,20 @@ int main(int argc, char **argv) {
       chunky(req);
     } else if (strcmp(mode, "buffer") == 0 && stream) {
       buffer(req);
+    } else if (strcmp(mode, "batch-only") == 0 && stream) {
+      json_object_del(req, "stream");
+      serve_json(req);
+      out_line(lines.v[0]);
+    } else if (strcmp(mode, "no-stream") == 0 && stream) {
+      char *id = json_dumps(json_object_get(req, "id"), JSON_ENCODE_ANY);
+      printf("{\"id\":%s,\"feed\":0,\"ok\":false,\"error\":{\"code\":\"unsupported\","
+             "\"message\":\"no streaming sessions here\",\"offset\":0}}\n", id);
+      fflush(stdout);
+      free(id);
     } else {
       serve(line, n);
-      if (strcmp(mode, "early") == 0 && stream) {
-        early();
-      } else if (strcmp(mode, "late-snap") == 0 && stream) {
-        late_snap();
+      if (stream && session_mode(req)) {
+        /* written */
       } else {
         for (size_t i = 0; i < lines.n; i++) {
           char *l = lines.v[i];
@@ -299,6 +450,10 @@ int main(int argc, char **argv) {
             out_line(s);
             free(s);
             json_decref(a);
+            continue;
+          }
+          if (strcmp(mode, "bad-value") == 0) {
+            bad_value(l);
             continue;
           }
           if (strcmp(mode, "missing") == 0) {

@@ -45,6 +45,7 @@ void answer_free(answer *a) {
   free(a->value);
   free(a->unloadable);
   free(a->problem);
+  free(a->value_why);
   answer_init(a);
 }
 
@@ -142,7 +143,11 @@ char *value_canonical_soft(const char *text, size_t n, char *why, size_t wl, int
 static void set_value(answer *a, json_t *v) {
   char *text = dump_canonical(v), why[160];
   a->value = value_canonical(text, strlen(text), why, sizeof why);
-  if (!a->value) add_problem(a, "the value cannot be read back: %s", why);
+  if (!a->value) {
+    add_problem(a, "the value cannot be read back: %s", why);
+    free(a->value_why);
+    a->value_why = xstrdup(why);
+  }
   free(text);
 }
 
@@ -347,11 +352,32 @@ void events_project(tstrs *events, const tstrs *types, const tstrs *keys) {
 
 /* ---------------- the comparison ---------------- */
 
-static void line_pair(tbuf *out, const char *indent, const char *field, const char *exp,
-                      const char *act) {
-  if (!out) return;
-  tbuf_xprintf(out, "%s%-9s expected %s\n%s%-9s actual   %s\n", indent, field, exp, indent, "",
-               act);
+void diff_first_free(diff_first *f) {
+  free(f->field);
+  free(f->expected);
+  free(f->actual);
+  memset(f, 0, sizeof *f);
+}
+
+/* Where a comparison's differences go: rendered lines (out), and the first
+ * one as fields (first). Either may be NULL. */
+typedef struct sink {
+  tbuf *out;
+  const char *indent;
+  diff_first *first;
+} sink;
+
+static int wanted(const sink *k) { return k->out || (k->first && !k->first->field); }
+
+static void line_pair(sink *k, const char *field, const char *exp, const char *act) {
+  if (k->first && !k->first->field) {
+    k->first->field = xstrdup(field);
+    k->first->expected = xstrdup(exp);
+    k->first->actual = xstrdup(act);
+  }
+  if (!k->out) return;
+  tbuf_xprintf(k->out, "%s%-9s expected %s\n%s%-9s actual   %s\n", k->indent, field, exp,
+               k->indent, "", act);
 }
 
 static void show(tbuf *b, const char *p, size_t n, size_t max) {
@@ -359,12 +385,11 @@ static void show(tbuf *b, const char *p, size_t n, size_t max) {
   bytes_show(b, p, n, max);
 }
 
-int tstrs_diff(const tstrs *e, const tstrs *a, const char *name, tbuf *out,
-               const char *indent) {
+static int strs_diff(const tstrs *e, const tstrs *a, const char *name, sink *k) {
   size_t i = 0;
   while (i < e->n && i < a->n && strcmp(e->v[i], a->v[i]) == 0) i++;
   if (i == e->n && i == a->n) return 0;
-  if (out) {
+  if (wanted(k)) {
     char field[32];
     snprintf(field, sizeof field, "%s[%zu]", name, i);
     tbuf es = {0}, as = {0};
@@ -374,133 +399,162 @@ int tstrs_diff(const tstrs *e, const tstrs *a, const char *name, tbuf *out,
       tbuf_xprintf(&es, "  (%zu %s in all)", e->n, name);
       tbuf_xprintf(&as, "  (%zu %s in all)", a->n, name);
     }
-    line_pair(out, indent, field, es.p, as.p);
+    line_pair(k, field, es.p, as.p);
     tbuf_free(&es);
     tbuf_free(&as);
   }
   return 1;
 }
 
+int tstrs_diff(const tstrs *e, const tstrs *a, const char *name, tbuf *out,
+               const char *indent) {
+  sink k = {out, indent, NULL};
+  return strs_diff(e, a, name, &k);
+}
+
 /* One answer is an error and the other is not. */
-static void diff_ok(const answer *exp, const answer *act, tbuf *out, const char *indent) {
+static void diff_ok(const answer *exp, const answer *act, sink *k) {
   tbuf es = {0}, as = {0};
   if (exp->ok) {
     tbuf_xprintf(&as, "an error: %s (%s", act->code ? act->code : "?",
                  act->message ? act->message : "");
     if (act->has_offset) tbuf_xprintf(&as, ", offset %lld", (long long)act->offset);
     tbuf_xadds(&as, ")");
-    line_pair(out, indent, "ok", "true", as.p);
+    line_pair(k, "ok", "true", as.p);
   } else {
     tbuf_xprintf(&es, "an error: %s", exp->code);
     if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
-    line_pair(out, indent, "ok", es.p, "true (no error)");
+    line_pair(k, "ok", es.p, "true (no error)");
   }
   tbuf_free(&es);
   tbuf_free(&as);
 }
 
 /* Both are errors: their codes (and offsets, with o->offsets). */
-static int diff_error(const answer *exp, const answer *act, const diff_opts *o, tbuf *out,
-                      const char *indent) {
+static int diff_error(const answer *exp, const answer *act, const diff_opts *o, sink *k) {
   int ignore = o && o->ignore_codes;
   int code_differs = !ignore && strcmp(exp->code, act->code ? act->code : "") != 0;
   int off_differs = !ignore && o && o->offsets && exp->has_offset &&
                     (!act->has_offset || act->offset != exp->offset);
   if (!code_differs && !off_differs) return 0;
-  if (out) {
+  if (wanted(k)) {
     tbuf es = {0}, as = {0};
     tbuf_xprintf(&es, "%s", exp->code);
     if (exp->has_offset) tbuf_xprintf(&es, " at offset %lld", (long long)exp->offset);
     tbuf_xprintf(&as, "%s", act->code ? act->code : "");
     if (act->has_offset) tbuf_xprintf(&as, " at offset %lld", (long long)act->offset);
     if (act->message && *act->message) tbuf_xprintf(&as, " (%s)", act->message);
-    line_pair(out, indent, "error", es.p, as.p);
+    line_pair(k, "error", es.p, as.p);
     tbuf_free(&es);
     tbuf_free(&as);
   }
   return 1;
 }
 
-/* The channels in `fields`, each present and equal. */
-/* One optional text field (the value, the unloadable mark): 1 if the two
- * differ, shown on out. */
-static int diff_text_field(const char *name, const char *e, const char *a, size_t max,
-                           tbuf *out, const char *indent) {
-  if ((!e && !a) || (e && a && strcmp(e, a) == 0)) return 0;
-  if (out) {
-    tbuf es = {0}, as = {0};
-    show(&es, e ? e : "(none)", e ? strlen(e) : 6, max);
-    show(&as, a ? a : "(none)", a ? strlen(a) : 6, max);
-    line_pair(out, indent, name, es.p, as.p);
-    tbuf_free(&es);
-    tbuf_free(&as);
-  }
-  return 1;
-}
-
-static int diff_channels(const answer *exp, const answer *act, unsigned fields, size_t max,
-                         tbuf *out, const char *indent) {
-  int nd = 0;
+/* One channel, present and equal. 1 if it differs. */
+static int diff_channel(const answer *exp, const answer *act, int c, size_t max, sink *k) {
+  const tbytes *e = &exp->chan[c], *a = &act->chan[c];
+  const char *name = sluice_channel_name((sluice_channel)c);
   tbuf es = {0}, as = {0};
-  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) {
-    const tbytes *e = &exp->chan[c], *a = &act->chan[c];
-    if (!(fields & (1u << c))) continue;
-    if (!(act->chan_present & (1u << c))) {
-      nd++;
-      if (out) {
-        show(&es, e->p, e->n, max);
-        line_pair(out, indent, sluice_channel_name((sluice_channel)c), es.p,
-                  "(missing: every channel field must be present, even when empty)");
-      }
-      continue;
-    }
-    if (e->n == a->n && (e->n == 0 || memcmp(e->p, a->p, e->n) == 0)) continue;
-    nd++;
-    if (out) {
-      /* Show where they part, so a long channel's difference is visible. */
-      size_t k = 0;
-      while (k < e->n && k < a->n && e->p[k] == a->p[k]) k++;
+  int differs = 1;
+  if (!(act->chan_present & (1u << c))) {
+    if (wanted(k)) {
       show(&es, e->p, e->n, max);
-      show(&as, a->p, a->n, max);
-      line_pair(out, indent, sluice_channel_name((sluice_channel)c), es.p, as.p);
-      if (e->n > max || a->n > max)
-        tbuf_xprintf(out, "%s%-9s (%zu and %zu bytes; they differ from byte %zu)\n", indent, "",
-                     e->n, a->n, k);
+      line_pair(k, name, es.p, "(missing: every channel field must be present, even when empty)");
     }
+  } else if (e->n == a->n && (e->n == 0 || memcmp(e->p, a->p, e->n) == 0)) {
+    differs = 0;
+  } else if (wanted(k)) {
+    /* Show where they part, so a long channel's difference is visible. */
+    size_t at = 0;
+    while (at < e->n && at < a->n && e->p[at] == a->p[at]) at++;
+    show(&es, e->p, e->n, max);
+    show(&as, a->p, a->n, max);
+    line_pair(k, name, es.p, as.p);
+    if (k->out && (e->n > max || a->n > max))
+      tbuf_xprintf(k->out, "%s%-9s (%zu and %zu bytes; they differ from byte %zu)\n", k->indent,
+                   "", e->n, a->n, at);
   }
   tbuf_free(&es);
   tbuf_free(&as);
+  return differs;
+}
+
+/* A value as shown: its JSON, "(none)", or why it could not be read. */
+static void show_value(tbuf *b, const answer *a, size_t max) {
+  b->n = 0;
+  if (a->value) bytes_show(b, a->value, strlen(a->value), max);
+  else if (a->value_why) tbuf_xprintf(b, "(a value the runner cannot read: %s)", a->value_why);
+  else tbuf_xadds(b, "(none)");
+}
+
+static int diff_value(const answer *exp, const answer *act, size_t max, sink *k) {
+  if (!exp->value && !act->value && !act->value_why) return 0;
+  if (exp->value && act->value && strcmp(exp->value, act->value) == 0) return 0;
+  if (wanted(k)) {
+    tbuf es = {0}, as = {0};
+    show_value(&es, exp, max);
+    show_value(&as, act, max);
+    line_pair(k, "value", es.p, as.p);
+    tbuf_free(&es);
+    tbuf_free(&as);
+  }
+  return 1;
+}
+
+/* The unloadable mark (json: a valid text a reader with doubles cannot
+ * load), NULL on either side when absent. */
+static int diff_unloadable(const answer *exp, const answer *act, size_t max, sink *k) {
+  const char *e = exp->unloadable, *a = act->unloadable;
+  if ((!e && !a) || (e && a && strcmp(e, a) == 0)) return 0;
+  if (wanted(k)) {
+    tbuf es = {0}, as = {0};
+    show(&es, e ? e : "(none)", e ? strlen(e) : 6, max);
+    show(&as, a ? a : "(none)", a ? strlen(a) : 6, max);
+    line_pair(k, "unloadable", es.p, as.p);
+    tbuf_free(&es);
+    tbuf_free(&as);
+  }
+  return 1;
+}
+
+static int diff_fields(const answer *exp, const answer *act, const diff_opts *o, sink *k) {
+  size_t max = o && o->show_bytes ? o->show_bytes : 200;
+  unsigned fields = o && o->fields ? o->fields : ~0u;
+  int nd = 0;
+  for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++)
+    if (fields & (1u << c)) nd += diff_channel(exp, act, c, max, k);
+  if (fields & ANS_EVENTS) nd += strs_diff(&exp->events, &act->events, "events", k);
+  if (o && o->snapshots) nd += strs_diff(&exp->snapshots, &act->snapshots, "snapshots", k);
+  if (fields & ANS_VALUE) nd += diff_value(exp, act, max, k) + diff_unloadable(exp, act, max, k);
+  if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
+      (exp->truncated >= 0 || act->truncated >= 0)) {
+    nd++;
+    const char *names[] = {"(none)", "false", "true"};
+    if (wanted(k)) line_pair(k, "truncated", names[exp->truncated + 1], names[act->truncated + 1]);
+  }
   return nd;
 }
 
 int answer_diff(const answer *exp, const answer *act, const diff_opts *o, tbuf *out,
                 const char *indent) {
-  size_t max = o && o->show_bytes ? o->show_bytes : 200;
+  sink k = {out, indent, o ? o->first : NULL};
+  if (act->unreadable) {
+    /* nothing else of it can be compared */
+    line_pair(&k, "answer", "a line of JSON the runner can read", act->problem);
+    return 1;
+  }
   int nd = 0;
   if (act->problem) {
     nd++;
+    if (k.first && !k.first->field) line_pair(&(sink){NULL, "", k.first}, "answer",
+                                              "a well-formed answer", act->problem);
     if (out) tbuf_xprintf(out, "%smalformed answer: %s\n", indent, act->problem);
   }
   if (exp->ok != act->ok) {
-    if (out) diff_ok(exp, act, out, indent);
+    diff_ok(exp, act, &k);
     return nd + 1;
   }
-  if (!exp->ok) return nd + diff_error(exp, act, o, out, indent);
-  unsigned fields = o && o->fields ? o->fields : ~0u;
-  nd += diff_channels(exp, act, fields, max, out, indent);
-  if (fields & ANS_EVENTS) nd += tstrs_diff(&exp->events, &act->events, "events", out, indent);
-  if (o && o->snapshots) nd += tstrs_diff(&exp->snapshots, &act->snapshots, "snapshots", out, indent);
-  if (fields & ANS_VALUE) {
-    nd += diff_text_field("value", exp->value, act->value, max, out, indent);
-    nd += diff_text_field("unloadable", exp->unloadable, act->unloadable, max, out, indent);
-  }
-  if ((fields & ANS_TRUNCATED) && exp->truncated != act->truncated &&
-      (exp->truncated >= 0 || act->truncated >= 0)) {
-    nd++;
-    if (out) {
-      const char *names[] = {"(none)", "false", "true"};
-      line_pair(out, indent, "truncated", names[exp->truncated + 1], names[act->truncated + 1]);
-    }
-  }
-  return nd;
+  if (!exp->ok) return nd + diff_error(exp, act, o, &k);
+  return nd + diff_fields(exp, act, o, &k);
 }

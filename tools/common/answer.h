@@ -45,6 +45,9 @@ typedef struct answer {
   int truncated;         /* -1 when absent */
   int64_t max_held;      /* -1 when absent */
   char *problem;         /* a malformed answer: what is wrong with it */
+  int unreadable;        /* the line itself could not be read as JSON (problem says
+                            why): it is compared as that alone */
+  char *value_why;       /* a "value" the kit could not read back: why (value NULL) */
   /* What another implementation's events can express (sluice diff): the
    * answer's "event_types" (types it reports) and "event_keys" (keys its
    * events carry; "type" always). Empty: everything. */
@@ -93,6 +96,14 @@ char *value_canonical_soft(const char *text, size_t n, char *why, size_t wl, int
  * that reports less (answer.event_types, answer.event_keys). */
 void events_project(tstrs *events, const tstrs *types, const tstrs *keys);
 
+/* The first field in which two answers differ, as answer_diff shows it:
+ * its name ("text", "events[2]", "error") and both sides rendered. */
+typedef struct diff_first {
+  char *field, *expected, *actual; /* malloc'd; NULL until a difference */
+} diff_first;
+
+void diff_first_free(diff_first *f);
+
 /* What answer_diff compares. */
 typedef struct diff_opts {
   int offsets;       /* compare error offsets (when the expected has one) */
@@ -102,6 +113,7 @@ typedef struct diff_opts {
                         another implementation can express (sluice diff) */
   int ignore_codes;  /* an error is an error: codes and offsets not compared (each
                         implementation names its errors its own way) */
+  diff_first *first; /* when set and still empty, receives the first difference */
 } diff_opts;
 
 /* The number of fields in which `act` differs from `exp`; with out != NULL

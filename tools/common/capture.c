@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "bytes.h"
 #include "jsonw.h"
@@ -94,16 +95,46 @@ static int write_line(capture_writer *w) {
 
 int capw_open(capture_writer *w, const char *path, json_t *header) {
   memset(w, 0, sizeof *w);
-  w->fp = fopen(path, "wb");
-  if (!w->fp) return -1;
   json_t *h = json_deep_copy(header);
-  if (!h || json_object_set_new(h, "sluice_capture", json_integer(1))) die("out of memory");
-  char *s = json_dumps(h, JSON_COMPACT | JSON_SORT_KEYS);
+  char *s = h && !json_object_set_new(h, "sluice_capture", json_integer(1))
+                ? json_dumps(h, JSON_COMPACT | JSON_SORT_KEYS)
+                : NULL;
   json_decref(h);
-  if (!s) die("out of memory");
-  tbuf_xadds(&w->line, s);
+  if (!s) {
+    errno = ENOMEM;
+    return -1;
+  }
+  w->fp = fopen(path, "wb");
+  int rc = !w->fp || tbuf_adds(&w->line, s) ? -1 : write_line(w);
   free(s);
-  return write_line(w);
+  if (rc && w->fp) {
+    int saved = errno;
+    fclose(w->fp);
+    w->fp = NULL;
+    errno = saved;
+  }
+  return rc;
+}
+
+int capw_open_part(capture_writer *w, const char *path, json_t *header) {
+  tbuf part = {0};
+  tbuf_xprintf(&part, "%s.part", path);
+  int rc = capw_open(w, part.p, header);
+  w->path = xstrdup(path);
+  w->part = tbuf_take(&part, NULL);
+  if (rc) capw_abort(w);
+  return rc;
+}
+
+void capw_abort(capture_writer *w) {
+  int saved = errno;
+  if (w->fp) fclose(w->fp);
+  if (w->part) unlink(w->part);
+  free(w->part);
+  free(w->path);
+  tbuf_free(&w->line);
+  memset(w, 0, sizeof *w);
+  errno = saved;
 }
 
 /* A capture line's start: the object and its time offset. */
@@ -121,7 +152,11 @@ int capw_piece(capture_writer *w, double t, const char *p, size_t n) {
   line_at(&j, w, t);
   jw_bytes_field(&j, "data", p, n);
   jw_end_object(&j);
-  if (j.failed) die("out of memory");
+  if (j.failed) {
+    w->line.n = 0;
+    errno = ENOMEM;
+    return -1;
+  }
   return write_line(w);
 }
 
@@ -133,10 +168,15 @@ int capw_close(capture_writer *w, double t, const char *how) {
     jw_key(&j, "end");
     jw_string(&j, how, strlen(how));
     jw_end_object(&j);
-    rc = write_line(w);
+    rc = j.failed ? -1 : write_line(w);
     if (fclose(w->fp) != 0) rc = -1;
+    w->fp = NULL;
   }
-  tbuf_free(&w->line);
-  w->fp = NULL;
+  if (w->part && rc == 0 && rename(w->part, w->path) != 0) rc = -1;
+  if (w->part && rc == 0) {
+    free(w->part);
+    w->part = NULL;
+  }
+  capw_abort(w); /* removes the .part file of a failed close */
   return rc;
 }

@@ -61,11 +61,16 @@ void capture_set_body(capture *c, tbuf *body, const size_t *ends, size_t n);
 typedef struct capture_writer {
   FILE *fp;
   tbuf line;
+  char *path, *part; /* capw_open_part: written as PATH.part, renamed at the end */
 } capture_writer;
 
 /* header: {"request": {...}, "response": {"status", "headers"}} (secrets
  * already scrubbed), written with "sluice_capture": 1 added. */
 int capw_open(capture_writer *w, const char *path, json_t *header);
+/* The same, written to PATH.part and renamed to PATH by a successful
+ * capw_close; a failed close or capw_abort removes it (no partial file). */
+int capw_open_part(capture_writer *w, const char *path, json_t *header);
+void capw_abort(capture_writer *w);
 int capw_piece(capture_writer *w, double t, const char *p, size_t n);
 /* how: "complete", or why the stream ended early. */
 int capw_close(capture_writer *w, double t, const char *how);

@@ -48,9 +48,11 @@ int gate_capture_write(capture *dst, const capture *like, const rs_content *cont
 /* ---------------- what is expected ---------------- */
 
 /* --expect think: each choice's text through a think filter, its hidden
- * text joining the reasoning. */
-static void expect_think(gate *g, outcome *o) {
-  const char *opts = g->o.think_options ? g->o.think_options : "{\"tags\":[\"think\"]}";
+ * text joining the reasoning; format "auto" is the capture's model's. */
+static void expect_think(gate *g, gcase *gc) {
+  outcome *o = &gc->expected;
+  sluice_think_opts opts = *(const sluice_think_opts *)sluice_options_get(g->think);
+  sluice_think_opts_for_model(&opts, gc->cap.model, NULL, 0, NULL);
   for (int c = 0; c < NORM_MAX_CHOICES; c++) {
     nchoice *ch = &o->ch[c];
     if (!ch->text.n) continue;
@@ -58,8 +60,9 @@ static void expect_think(gate *g, outcome *o) {
     if (sluice_output_new(&out, NULL) != SLUICE_OK) die("out of memory");
     sluice_sink sink = sluice_output_sink(out);
     sluice_filter *f;
-    if (sluice_filter_new_json(&f, "think", opts, strlen(opts), &sink, NULL, NULL) != SLUICE_OK)
-      die("the think options were checked before");
+    sluice_error err;
+    if (sluice_think_new(&f, &opts, &sink, NULL, &err) != SLUICE_OK)
+      die("the think filter for %s: %s", gc->cap.path, err.message);
     sluice_once(f, ch->text.p, ch->text.n);
     size_t tn, hn;
     const char *t = sluice_output_channel(out, SLUICE_TEXT, &tn);
@@ -83,13 +86,24 @@ static int on_pipeline_event(void *user, const sluice_event *ev) {
   return 0;
 }
 
+/* A think stage of format "auto": it takes the capture's model's format
+ * (only then is the model given: it would switch harmony on as well). */
+static int by_model(const sluice_pipeline_opts *po) {
+  for (size_t i = 0; i < po->nstages; i++)
+    if (po->stages[i].kind == SLUICE_FILTER_THINK && po->stages[i].opts &&
+        ((const sluice_think_opts *)po->stages[i].opts)->format == SLUICE_THINK_FORMAT_AUTO)
+      return 1;
+  return 0;
+}
+
 /* --expect PIPELINE-FILE: the pipeline's deltas over the capture. */
 static int expect_pipeline(gate *g, gcase *gc, char *why, size_t wl) {
   piping p = {&gc->expected, gc->cap.family};
   sluice_sink sink = {NULL, on_pipeline_event, &p};
   sluice_filter *f;
-  if (sluice_filter_new(&f, SLUICE_FILTER_PIPELINE, sluice_options_get(g->pipeline), &sink,
-                        NULL, NULL) != SLUICE_OK)
+  sluice_pipeline_opts po = *(const sluice_pipeline_opts *)sluice_options_get(g->pipeline);
+  if (!po.model && by_model(&po)) po.model = gc->cap.model;
+  if (sluice_pipeline_new(&f, &po, &sink, NULL, NULL) != SLUICE_OK)
     die("the pipeline was checked before");
   sluice_status st = sluice_once(f, gc->cap.body.p, gc->cap.body.n);
   if (st != SLUICE_OK) snprintf(why, wl, "%s", sluice_get_error(f)->message);
@@ -108,7 +122,7 @@ static int expect_case(gate *g, gcase *gc) {
     fprintf(stderr, "sluice gate: %s: the capture cannot be read: %s\n", gc->cap.path, why);
     return -1;
   }
-  if (g->expect == GE_THINK) expect_think(g, &gc->expected);
+  if (g->expect == GE_THINK) expect_think(g, gc);
   outcome_settle(&gc->expected, g->client);
   return 0;
 }
@@ -301,6 +315,36 @@ static int load_dir(gate *g, const char *dir) {
   return rc;
 }
 
+static void gcase_free(gcase *gc) {
+  for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
+  free(gc->v);
+  free(gc->id);
+  capture_free(&gc->cap);
+  if (gc->resplittable) rs_free(&gc->content);
+  outcome_free(&gc->expected);
+}
+
+/* Keeps the cases keep takes, in order, and frees the others; how many it
+ * dropped. */
+static size_t keep_cases(gate *g, int (*keep)(const gate *, const gcase *)) {
+  size_t kept = 0, n = g->ncases;
+  for (size_t i = 0; i < n; i++) {
+    if (!keep(g, &g->cases[i])) {
+      gcase_free(&g->cases[i]);
+      continue;
+    }
+    if (kept != i) g->cases[kept] = g->cases[i];
+    kept++;
+  }
+  g->ncases = kept;
+  return n - kept;
+}
+
+/* --shard K/N: the cases whose name falls in shard K. */
+static int in_shard(const gate *g, const gcase *gc) {
+  return name_shard(gc->id, g->o.sel.shard_n) == g->o.sel.shard_k - 1;
+}
+
 int gate_load(gate *g) {
   for (size_t i = 0; i < g->o.operands.n; i++) {
     struct stat st;
@@ -312,8 +356,10 @@ int gate_load(gate *g) {
     if ((S_ISDIR(st.st_mode) ? load_dir(g, p) : load_one(g, p))) return -1;
   }
   if (g->o.suites && gate_suite_cases(g, g->o.suites)) return -1;
+  if (g->o.sel.shard_n) keep_cases(g, in_shard);
   if (!g->ncases) {
-    fprintf(stderr, "sluice gate: no case to run (name captures or --suite)\n");
+    fprintf(stderr, "sluice gate: no case to run (name captures or --suite%s)\n",
+            g->o.sel.shard_n ? "; none falls in this shard" : "");
     return -1;
   }
   return 0;
@@ -417,8 +463,9 @@ static int next_job(gate *g, gcase **gc, gvariant **v) {
     while (k >= g->cases[ci].nv) k -= g->cases[ci++].nv;
     *gc = &g->cases[ci];
     *v = &g->cases[ci].v[k];
-    found = (*v)->st == GS_PENDING;
+    found = (*v)->st == GS_PENDING && (!g->max_stop || (*gc)->started);
   }
+  if (found) (*gc)->started = 1;
   if (found && g->o.deadline > 0 && now_seconds() - g->t0 > g->o.deadline) {
     g->stop = 1;
     found = 0;
@@ -431,7 +478,21 @@ static void *worker(void *arg) {
   gate *g = arg;
   gcase *gc;
   gvariant *v;
-  while (next_job(g, &gc, &v)) run_variant(g, gc, v);
+  while (next_job(g, &gc, &v)) {
+    run_variant(g, gc, v);
+    pthread_mutex_lock(&jobs_mu);
+    g->done++;
+    if (v->st != GS_AGREES && v->st != GS_UNSUPPORTED) {
+      g->failed++;
+      if (!gc->counted && !gate_known_find(g->known, g->nknown, gc->id, v->fam)) {
+        gc->counted = 1;
+        g->failed_cases++;
+        if (g->o.max_failures && g->failed_cases >= g->o.max_failures) g->max_stop = 1;
+      }
+    }
+    progress_update(&g->pg, g->done, g->failed);
+    pthread_mutex_unlock(&jobs_mu);
+  }
   return NULL;
 }
 
@@ -517,16 +578,24 @@ static void minimize(gate *g, gcase *gc) {
   free(at);
 }
 
+static int begun(const gate *g, const gcase *gc) {
+  (void)g;
+  return gc->started;
+}
+
 void gate_run(gate *g) {
   g->njobs = 0;
   for (size_t i = 0; i < g->ncases; i++) g->njobs += g->cases[i].nv;
   g->t0 = now_seconds();
+  progress_init(&g->pg, "gate", "variants", g->njobs, g->o.quiet);
   int n = g->o.jobs > 0 ? g->o.jobs : 1;
   pthread_t *th = xcalloc((size_t)n, sizeof *th);
   for (int i = 0; i < n; i++)
     if (pthread_create(&th[i], NULL, worker, g)) die("cannot start a worker thread");
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
   free(th);
+  progress_clear(&g->pg);
+  if (g->max_stop) g->cases_not_run = keep_cases(g, begun); /* --max-failures */
   for (size_t i = 0; i < g->ncases; i++) {
     for (size_t k = 0; k < g->cases[i].nv; k++)
       if (g->cases[i].v[k].st == GS_PENDING) g->cases[i].v[k].st = GS_NOT_RUN;
@@ -535,16 +604,10 @@ void gate_run(gate *g) {
 }
 
 void gate_free(gate *g) {
-  for (size_t i = 0; i < g->ncases; i++) {
-    gcase *gc = &g->cases[i];
-    for (size_t k = 0; k < gc->nv; k++) rs_spec_free(&gc->v[k].rs);
-    free(gc->v);
-    free(gc->id);
-    capture_free(&gc->cap);
-    if (gc->resplittable) rs_free(&gc->content);
-    outcome_free(&gc->expected);
-  }
+  for (size_t i = 0; i < g->ncases; i++) gcase_free(&g->cases[i]);
   free(g->cases);
   g->cases = NULL;
   g->ncases = 0;
+  free(g->suites.version);
+  g->suites.version = NULL;
 }

@@ -18,7 +18,9 @@
 #include "client.h"
 #include "norm.h"
 #include "opt.h"
+#include "progress.h"
 #include "resplit.h"
+#include "select.h"
 #include "sluice_kit.h"
 #include "upstream.h"
 
@@ -58,6 +60,8 @@ typedef struct gcase {
   size_t nv;
   /* after the run: the minimized failing deltas variant, if any */
   char repro_spec[512];
+  int started; /* a variant of it was given to a worker */
+  int counted; /* it has a new difference, counted for --max-failures */
 } gcase;
 
 typedef enum gexpect { GE_PASSTHROUGH, GE_THINK, GE_PIPELINE } gexpect;
@@ -69,10 +73,13 @@ typedef struct gate_opts {
   const char *suites;        /* --suite: think, clean, harmony, json, sse or all */
   const char *suite_as;      /* --suite-as: the suites' streams as openai-chat or anthropic */
   strlist headers;          /* "Name: value", {upstream} substituted */
+  strlist reports;          /* --report FMT:FILE: more reports of the same run */
   strlist operands;
   int jobs;
   double deadline, timeout, start_timeout;
   uint64_t max_single;      /* single cuts per case at most */
+  uint64_t max_failures;    /* stop after this many cases with a new difference (0: never) */
+  case_filter sel;          /* --features (the suites' cases), --shard (every case) */
   int quiet;
 } gate_opts;
 
@@ -81,12 +88,21 @@ typedef struct gate {
   sluice_endpoint client;
   gexpect expect;
   sluice_options *pipeline; /* GE_PIPELINE */
+  sluice_options *think;    /* GE_THINK: --think-options */
   upstream *up;
   char **headers;           /* the substituted headers, NULL-terminated */
   gcase *cases;
   size_t ncases;
+  caselist suites; /* --suite: the suites' version, digest and files read (no cases) */
   /* the run */
   size_t next_job, njobs;
+  size_t done, failed; /* variants run, of which not agreeing (for the progress line) */
+  struct gknown *known; /* --known, read before the run */
+  size_t nknown;
+  size_t failed_cases;  /* cases with a difference not in --known */
+  size_t cases_not_run; /* left out when --max-failures stopped the run */
+  int max_stop;         /* --max-failures reached: no case is begun after it */
+  progress pg;
   atomic_ulong token;
   double t0;
   int stop; /* the deadline passed */
@@ -122,6 +138,9 @@ typedef struct gknown {
   int seen;
 } gknown;
 
+/* The entry of known that accepts a difference of case id in family f, or
+ * NULL. */
+gknown *gate_known_find(gknown *k, size_t n, const char *id, gfamily f);
 /* The report in o.format, to out. The exit status: 0, or 1 when a
  * difference is not in the known list (or a case was not run). */
 int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out);

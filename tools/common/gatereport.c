@@ -22,7 +22,7 @@ typedef struct cell {
   size_t total, bad;
 } cell;
 
-static gknown *find_known(gknown *k, size_t n, const char *id, gfamily f) {
+gknown *gate_known_find(gknown *k, size_t n, const char *id, gfamily f) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(k[i].id, id) == 0 &&
         (strcmp(k[i].family, "*") == 0 || strcmp(k[i].family, gate_family_names[f]) == 0))
@@ -56,7 +56,7 @@ static cell cell_of(const gcase *gc, gfamily f, gknown *k, size_t nk) {
   else if (agree) c.mark = "=";
   else c.mark = "–";
   c.failing = differ || broken || notrun;
-  gknown *kn = c.failing ? find_known(k, nk, gc->id, f) : NULL;
+  gknown *kn = c.failing ? gate_known_find(k, nk, gc->id, f) : NULL;
   if (kn) {
     c.known = 1;
     kn->seen = 1;
@@ -132,7 +132,37 @@ static void table(const gate *g, gknown *k, size_t nk, tbuf *out, int md, int *f
   tbuf_free(&det);
 }
 
+/* "version 2, digest 0123456789abcdef, 21 files" when --suite read suites,
+ * else nothing: what the gate was checked against, in every format. */
+static int suites_said(const gate *g, tbuf *out) {
+  if (!g->suites.files) return 0;
+  suites_describe(&g->suites, out);
+  return 1;
+}
+
 /* ---------------- JSON, JUnit, HTML ---------------- */
+
+/* The first JSON record: the run, as conform's. */
+static void json_run(const gate *g, tbuf *out) {
+  jsonw w;
+  jw_init(&w, out);
+  jw_begin_object(&w);
+  jw_kstring(&w, "record", "run");
+  jw_kstring(&w, "command", "gate");
+  jw_kstring(&w, "url", g->o.url);
+  jw_kstring(&w, "sluice", sluice_version());
+  if (g->suites.files) {
+    char digest[24];
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)g->suites.digest);
+    jw_kstring(&w, "suites_version", g->suites.version);
+    jw_kstring(&w, "suites_digest", digest);
+  }
+  jw_key(&w, "cases");
+  jw_int(&w, (int64_t)g->ncases);
+  jw_end_object(&w);
+  if (w.failed) die("out of memory");
+  tbuf_xadds(out, "\n");
+}
 
 static const char *status_name(gstatus s) {
   static const char *const n[] = {"pending", "agrees", "differs", "broken", "unsupported",
@@ -141,6 +171,7 @@ static const char *status_name(gstatus s) {
 }
 
 static void json_records(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
+  json_run(g, out);
   for (size_t i = 0; i < g->ncases; i++) {
     const gcase *gc = &g->cases[i];
     for (int f = 0; f < GF_COUNT; f++) {
@@ -153,6 +184,7 @@ static void json_records(const gate *g, gknown *k, size_t nk, tbuf *out, int *fa
         jsonw w;
         jw_init(&w, out);
         jw_begin_object(&w);
+        jw_kstring(&w, "record", "variant");
         jw_key(&w, "case");
         jw_string(&w, gc->id, strlen(gc->id));
         jw_key(&w, "family");
@@ -185,10 +217,22 @@ static void xml_text(tbuf *out, const char *s) {
   }
 }
 
+/* The suites named (suites_said) as XML text between before and after. */
+static void suites_xml(const gate *g, tbuf *out, const char *before, const char *after) {
+  tbuf su = {0};
+  if (suites_said(g, &su)) {
+    tbuf_xadds(out, before);
+    xml_text(out, su.p);
+    tbuf_xadds(out, after);
+  }
+  tbuf_free(&su);
+}
+
 static void junit(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
   tbuf_xadds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"sluice gate\">\n");
   for (int f = 0; f < GF_COUNT; f++) {
     tbuf_xprintf(out, "<testsuite name=\"%s\">\n", gate_family_names[f]);
+    suites_xml(g, out, "<properties><property name=\"suites\" value=\"", "\"/></properties>\n");
     for (size_t i = 0; i < g->ncases; i++) {
       cell c = cell_of(&g->cases[i], (gfamily)f, k, nk);
       if (!c.total) continue;
@@ -236,6 +280,7 @@ static void html_head(const gate *g, tbuf *out) {
                     "usable answer</span> <span class=\"na\">&#8211; cannot be run</span> "
                     "<span class=\"known\">(known: listed in --known)</span></p>\n",
                g->ncases, runs);
+  suites_xml(g, out, "<p>suites: ", "</p>\n");
 }
 
 static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
@@ -266,6 +311,21 @@ static void html(const gate *g, gknown *k, size_t nk, tbuf *out, int *fails) {
   tbuf_free(&det);
 }
 
+/* 1 when this run has variants of the known entry's case in its family (any
+ * family for "*"): an entry of a known list shared by several runs (a
+ * gateway checked in two configurations, or without some families) is
+ * stale only in a run that checked what it names. */
+static int in_run(const gate *g, const gknown *k) {
+  int any = strcmp(k->family, "*") == 0;
+  for (size_t i = 0; i < g->ncases; i++) {
+    const gcase *gc = &g->cases[i];
+    if (strcmp(gc->id, k->id) != 0) continue;
+    for (size_t v = 0; v < gc->nv; v++)
+      if (any || strcmp(gate_family_names[gc->v[v].fam], k->family) == 0) return 1;
+  }
+  return 0;
+}
+
 int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
   tbuf b = {0};
   int fails = 0;
@@ -275,15 +335,30 @@ int gate_report(const gate *g, gknown *known, size_t nknown, FILE *out) {
   else if (strcmp(fmt, "html") == 0) html(g, known, nknown, &b, &fails);
   else table(g, known, nknown, &b, strcmp(fmt, "markdown") == 0, &fails);
   size_t stale = 0;
-  for (size_t i = 0; i < nknown; i++) stale += !known[i].seen;
+  for (size_t i = 0; i < nknown; i++) stale += !known[i].seen && in_run(g, &known[i]);
   if (strcmp(fmt, "text") == 0 || strcmp(fmt, "markdown") == 0) {
     size_t runs = 0;
     for (size_t i = 0; i < g->ncases; i++) runs += g->cases[i].nv;
-    tbuf_xprintf(&b, "\n%zu cases, %zu variants; %d new difference%s", g->ncases, runs, fails,
+    tbuf_xadds(&b, "\n");
+    if (g->suites.files) {
+      tbuf_xadds(&b, "suites: ");
+      suites_said(g, &b);
+      tbuf_xadds(&b, strcmp(fmt, "markdown") == 0 ? "\n\n" : "\n");
+    }
+    tbuf_xprintf(&b, "%zu cases, %zu variants; %d new difference%s", g->ncases, runs, fails,
                  fails == 1 ? "" : "s");
     if (stale) tbuf_xprintf(&b, "; %zu known difference%s no longer seen", stale,
                             stale == 1 ? " is" : "s are");
+    if (g->max_stop)
+      tbuf_xprintf(&b, "; stopped at --max-failures %llu: %zu case%s with a new difference, "
+                       "%zu case%s not run", (unsigned long long)g->o.max_failures,
+                   g->failed_cases, g->failed_cases == 1 ? "" : "s", g->cases_not_run,
+                   g->cases_not_run == 1 ? "" : "s");
     tbuf_xadds(&b, "\n");
+    for (size_t i = 0; i < nknown; i++)
+      if (!known[i].seen && in_run(g, &known[i]))
+        tbuf_xprintf(&b, "no longer seen (remove it from --known): %s %s %s\n", known[i].id,
+                     known[i].family, known[i].reason);
   }
   int rc = fwrite(b.p ? b.p : "", 1, b.n, out) == b.n ? 0 : -1;
   tbuf_free(&b);
@@ -332,7 +407,16 @@ int gate_known_load(const char *path, gknown **out, size_t *n) {
     k->reason = xstrdup(reason);
     k->seen = 0;
   }
+  if (!rc && ferror(fp)) {
+    fprintf(stderr, "sluice gate: --known: %s: cannot read\n", path);
+    rc = -1;
+  }
   fclose(fp);
+  if (rc) {
+    gate_known_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+  }
   return rc;
 }
 

@@ -146,7 +146,22 @@ static int content_suite(gate *g, const char *name, sluice_endpoint as) {
   }
   caselist cl;
   memset(&cl, 0, sizeof cl);
-  if (suites_load(&cl, &sel, "gate")) return -1;
+  cl.digest = g->suites.digest; /* one digest over every suite's files, in order */
+  cl.files = g->suites.files;
+  int loaded = suites_load(&cl, &sel, "gate");
+  g->suites.digest = cl.digest;
+  g->suites.files = cl.files;
+  if (!g->suites.version && cl.version) g->suites.version = xstrdup(cl.version);
+  if (loaded) {
+    caselist_free(&cl);
+    return -1;
+  }
+  case_filter by_feature = g->o.sel; /* --shard is the gate's, over every case */
+  by_feature.shard_n = 0;
+  if (caselist_select(&cl, &by_feature, "gate")) {
+    caselist_free(&cl);
+    return -1;
+  }
   seen met = {0};
   size_t added = 0, not_utf8 = 0, again = 0;
   int rc = 0, args = strcmp(name, "json") == 0;

@@ -18,10 +18,11 @@ typedef struct gz gz;
 typedef int (*gz_out_fn)(void *user, const char *p, size_t n);
 
 /* A decoder that stops past max_out decoded bytes (0: no cap but the
- * ratio). NULL when the build has no zlib. */
+ * ratio). NULL when the build has no zlib or memory is out; gz_feed(NULL,
+ * ...) then fails and says which. */
 gz *gz_new(size_t max_out);
 /* Decodes p[0..n): 0, 1 when out stopped it, -1 with the reason in why
- * (corrupt, over the cap, over the ratio). Bytes after the end of the gzip
+ * (corrupt, over the cap, over the ratio, with the encoded byte it got to). Bytes after the end of the gzip
  * stream are ignored. */
 int gz_feed(gz *z, const char *p, size_t n, gz_out_fn out, void *user, char *why, size_t wl);
 /* 1 once the gzip stream ended. */

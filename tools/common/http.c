@@ -61,31 +61,148 @@ int http_parse_listen(const char *s, struct sockaddr_in *addr) {
 static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                   const char *value) {
   (void)kind;
-  json_t *o = cls;
-  json_t *v = json_text(http_secret_header(key) ? "[redacted]" : value ? value : "");
-  if (!v || json_object_set_new(o, key, v)) die("out of memory");
+  json_t **o = cls;
+  if (!*o) return MHD_NO;
+  if (!wire_header_name_ok(key)) { /* a folded line may have merged a secret into it */
+    json_t *n = json_object_get(*o, "[malformed names]");
+    if (json_object_set_new(*o, "[malformed names]", json_integer(json_integer_value(n) + 1))) {
+      json_decref(*o);
+      *o = NULL;
+      return MHD_NO;
+    }
+    return MHD_YES;
+  }
+  json_t *v = http_secret_header(key) ? json_string(WIRE_REDACTED)
+                                      : wire_text(value ? value : "", value ? strlen(value) : 0);
+  if (wire_set(*o, key, v)) {
+    json_decref(*o);
+    *o = NULL;
+    return MHD_NO;
+  }
   return MHD_YES;
 }
 
 json_t *http_headers_json(struct MHD_Connection *c) {
   json_t *o = json_object();
-  if (!o) die("out of memory");
-  MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, o);
+  MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, &o);
   return o;
 }
 
-int http_collect(http_req *r, const char *data, size_t *size, size_t cap) {
-  if (*size == 0) return 0;
-  if (!r->too_big && r->body.n + *size > cap) {
-    r->too_big = 1;
-    tbuf_free(&r->body);
-  }
-  if (!r->too_big) tbuf_xadd(&r->body, data, *size);
-  *size = 0;
+static enum MHD_Result check_name(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value) {
+  (void)kind;
+  (void)value;
+  if (wire_header_name_ok(key)) return MHD_YES;
+  *(int *)cls = 0;
+  return MHD_NO;
+}
+
+int http_headers_ok(struct MHD_Connection *c) {
+  int ok = 1;
+  MHD_get_connection_values(c, MHD_HEADER_KIND, check_name, &ok);
+  return ok;
+}
+
+int http_origin_form(const char *t) {
+  if (t[0] != '/' || t[1] == '/') return 0;
+  for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+    if (*p <= 0x20 || *p >= 0x7F || *p == '#' || *p == '\\') return 0;
   return 1;
 }
 
+/* ---------------- request bodies ---------------- */
+
+static atomic_size_t held_total;
+static size_t held_cap = (size_t)1 << 30;
+
+void http_set_buffer_cap(size_t cap) { held_cap = cap; }
+
+void http_req_init(http_req *r, const char *target) {
+  memset(r, 0, sizeof *r);
+  r->target = xstrdup(target ? target : "");
+  wire_scan_init(&r->scan);
+}
+
+/* Counts n more bytes held; 0, or -1 past the process's cap. */
+static int hold(http_req *r, size_t n) {
+  size_t before = atomic_fetch_add(&held_total, n);
+  if (before + n > held_cap) {
+    atomic_fetch_sub(&held_total, n);
+    return -1;
+  }
+  r->held += n;
+  return 0;
+}
+
+static void drop_body(http_req *r) {
+  atomic_fetch_sub(&held_total, (size_t)r->held);
+  r->held = 0;
+  tbuf_free(&r->head);
+  if (r->spill) fclose(r->spill);
+  r->spill = NULL;
+}
+
+/* Keeps data[0..n) (the head first, then the spill file). */
+static void keep(http_req *r, const char *data, size_t n, const http_caps *caps) {
+  size_t room = caps->keep > r->head.n ? caps->keep - r->head.n : 0;
+  size_t k = n < room ? n : room;
+  if (!caps->spill) n = k;
+  if (hold(r, n)) {
+    r->over_total = 1;
+    drop_body(r);
+    return;
+  }
+  if (k && tbuf_add(&r->head, data, k)) r->over_total = 1;
+  if (n > k && !r->spill && !(r->spill = tmpfile())) r->io_error = 1;
+  if (n > k && r->spill && fwrite(data + k, 1, n - k, r->spill) != n - k) r->io_error = 1;
+  if (r->over_total || r->io_error) drop_body(r);
+}
+
+int http_collect(http_req *r, const char *data, size_t *size, const http_caps *caps) {
+  if (*size == 0) return 0;
+  size_t n = *size;
+  *size = 0;
+  r->bytes += n;
+  /* Over --max-body is the answer (413) even once the body was dropped for
+   * the total or a spill error. */
+  if (!r->too_big && caps->max_body && r->bytes > caps->max_body) {
+    r->too_big = 1;
+    drop_body(r);
+  }
+  if (r->too_big || r->over_total || r->io_error) return 1;
+  wire_scan_feed(&r->scan, data, n);
+  keep(r, data, n, caps);
+  return 1;
+}
+
+long http_body_read(http_req *r, char *buf, size_t max) {
+  if (r->read_off < r->head.n) {
+    size_t n = r->head.n - (size_t)r->read_off < max ? r->head.n - (size_t)r->read_off : max;
+    memcpy(buf, r->head.p + r->read_off, n);
+    r->read_off += n;
+    return (long)n;
+  }
+  if (!r->spill) return 0;
+  if (r->read_off == r->head.n && fflush(r->spill) == 0) rewind(r->spill);
+  size_t got = fread(buf, 1, max, r->spill);
+  r->read_off += got;
+  return got == 0 && ferror(r->spill) ? -1 : (long)got;
+}
+
+void http_req_free(http_req *r) {
+  drop_body(r);
+  free(r->target);
+  r->target = NULL;
+}
+
+void http_still_busy(struct MHD_Connection *c, unsigned idle) {
+  /* setting a timeout after none restarts the timer (microhttpd.h) */
+  MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+  MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+}
+
 enum MHD_Result http_reply(struct MHD_Connection *c, unsigned status, const char *json) {
+  if (!json) json = "{\"error\":{\"message\":\"sluice: out of memory\",\"type\":\"server_error\"}}";
   struct MHD_Response *r =
       MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_MUST_COPY);
   if (!r) return MHD_NO;
@@ -105,33 +222,31 @@ void http_log_init(http_log *l, size_t cap) {
 }
 
 void http_log_free(http_log *l) {
-  for (size_t i = 0; i < l->cap; i++) json_decref(l->v[i]);
+  for (size_t i = 0; i < l->cap; i++) free(l->v[i]);
   free(l->v);
   pthread_mutex_destroy(&l->mu);
 }
 
-void http_log_add(http_log *l, struct MHD_Connection *c, const char *method, const char *path,
-                  const tbuf *body) {
+/* A request's log entry as JSON text, or NULL when out of memory. */
+static char *log_entry(struct MHD_Connection *c, const char *method, const http_req *r) {
   json_t *e = json_object();
-  char *p = http_scrub_path(path);
-  if (!e || json_object_set_new(e, "method", json_text(method)) ||
-      json_object_set_new(e, "path", json_text(p)) ||
-      json_object_set_new(e, "headers", http_headers_json(c)))
-    die("out of memory");
+  char *p = http_scrub_path(r->target);
+  int bad = !e || wire_set(e, "method", wire_text(method, strlen(method))) ||
+            wire_set(e, "path", wire_text(p, strlen(p))) ||
+            wire_set(e, "headers", http_headers_json(c)) ||
+            wire_body_fields(e, r->head.p, r->head.n, r->bytes, HTTP_LOG_BODY, &r->scan);
   free(p);
-  size_t n = body->n < 65536 ? body->n : 65536;
-  json_t *parsed = n == body->n && n ? json_loadb(body->p, n, 0, NULL) : NULL;
-  if (parsed) {
-    json_object_set_new(e, "body", parsed);
-  } else if (n) {
-    char *text = xstrndup(body->p, n);
-    json_object_set_new(e, "body_text", json_text(text));
-    free(text);
-    if (n < body->n) json_object_set_new(e, "body_bytes", json_integer((json_int_t)body->n));
-  }
+  char *text = bad ? NULL : json_dumps(e, JSON_COMPACT);
+  json_decref(e);
+  return text;
+}
+
+void http_log_add(http_log *l, struct MHD_Connection *c, const char *method, const http_req *r) {
+  char *text = log_entry(c, method, r);
+  if (!text) return;
   pthread_mutex_lock(&l->mu);
-  json_decref(l->v[l->next]);
-  l->v[l->next] = e;
+  free(l->v[l->next]);
+  l->v[l->next] = text;
   l->next = (l->next + 1) % l->cap;
   if (l->n < l->cap) l->n++;
   l->total++;
@@ -139,16 +254,17 @@ void http_log_add(http_log *l, struct MHD_Connection *c, const char *method, con
 }
 
 char *http_log_dump(http_log *l) {
-  json_t *a = json_array();
-  if (!a) die("out of memory");
+  tbuf b = {0};
+  int bad = tbuf_adds(&b, "[");
   pthread_mutex_lock(&l->mu);
-  for (size_t i = 0; i < l->n; i++) {
+  for (size_t i = 0; i < l->n && !bad; i++) {
     size_t k = (l->next + l->cap - l->n + i) % l->cap;
-    json_array_append(a, l->v[k]);
+    bad = (i && tbuf_adds(&b, ",")) || tbuf_adds(&b, l->v[k]);
   }
   pthread_mutex_unlock(&l->mu);
-  char *text = json_dumps(a, JSON_COMPACT);
-  json_decref(a);
-  if (!text) die("out of memory");
-  return text;
+  if (bad || tbuf_adds(&b, "]")) {
+    tbuf_free(&b);
+    return NULL;
+  }
+  return tbuf_take(&b, NULL);
 }

@@ -112,6 +112,11 @@ int jw_null(jsonw *w) {
   return put(w, "null", 4);
 }
 
+int jw_kstring(jsonw *w, const char *key, const char *s) {
+  if (jw_key(w, key)) return -1;
+  return s ? jw_string(w, s, strlen(s)) : jw_null(w);
+}
+
 int jw_raw(jsonw *w, const char *p, size_t n) {
   sep(w);
   return put(w, p, n);

@@ -30,6 +30,8 @@ int jw_string(jsonw *w, const char *p, size_t n);
 int jw_int(jsonw *w, int64_t v);
 int jw_bool(jsonw *w, int v);
 int jw_null(jsonw *w);
+/* key and its string s (valid UTF-8), or null when s is NULL. */
+int jw_kstring(jsonw *w, const char *key, const char *s);
 /* JSON text written as it is (a value the caller knows is valid JSON). */
 int jw_raw(jsonw *w, const char *p, size_t n);
 /* key: the bytes as a string when they are valid UTF-8, else key_b64:

@@ -20,6 +20,7 @@ void runargs_init(runargs *ra, const char *cmd, int argc) {
 }
 
 void runargs_free(runargs *ra) {
+  case_filter_free(&ra->filter);
   free((void *)ra->sel.suites);
   free((void *)ra->sel.cases);
   ra->sel.suites = ra->sel.cases = NULL;
@@ -84,6 +85,8 @@ const opt runargs_options[] = {
      .help = "stderr passed through per process (default 65536)"},
     {"deadline", 0, "SECONDS", OPT_POSITIVE, OPT_AT(runargs, deadline_secs, double),
      .help = "for the whole run; what is not run by then fails it"},
+    {"max-failures", 0, "N", OPT_SIZE, OPT_AT(runargs, max_failures, size_t), .min = 1,
+     .help = "stop after N failed cases (the rest is not run, and says so)"},
     {"jobs", 'j', "N", OPT_INT, OPT_AT(runargs, jobs, int), .min = 1, .max = 256,
      .help = "run on N workers, each with its own process (default: the number of cores)"},
     {.kind = OPT_SECTION, .help = "Split modes"},
@@ -117,7 +120,10 @@ int runargs_finish(runargs *ra, caselist *cl) {
   if ((kept || !named) && suites_load(cl, &ra->sel, ra->cmd)) return -1;
   for (size_t i = 0; i < ra->ncaptures; i++)
     if (captures_load(cl, ra->captures[i], &ra->sel, ra->cmd)) return -1;
-  if (cl->n == 0) {
+  size_t loaded = cl->n;
+  if (caselist_select(cl, &ra->filter, ra->cmd)) return -1;
+  /* a shard of a small run may be empty: that is no error */
+  if (cl->n == 0 && !(loaded && ra->filter.shard_n)) {
     fprintf(stderr, "sluice %s: no cases selected in %s\n", ra->cmd, ra->sel.dir);
     return -1;
   }

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "driver.h"
 #include "opt.h"
+#include "select.h"
 #include "suite.h"
 
 typedef struct runargs {
@@ -16,6 +17,8 @@ typedef struct runargs {
   check_opts co;
   impl_opts io;
   suite_select sel;
+  case_filter filter; /* --features, --exclude-features, --shard (select_options) */
+  size_t max_failures; /* --max-failures: 0 none */
   int jobs;
   double deadline_secs;
   uint64_t max_answer; /* 0: from the largest case (runargs_finish) */
@@ -28,12 +31,13 @@ void runargs_init(runargs *ra, const char *cmd, int argc);
 void runargs_free(runargs *ra);
 
 /* The shared options (tools/common/opt.h), stored into a runargs: a
- * command lists this table with the runargs as its base. */
+ * command lists this table with the runargs as its base, and
+ * select_options with &runargs.filter. */
 extern const opt runargs_options[];
 
-/* Loads the selected cases (from --suites, else suites_dir_default) and
- * settles what depends on them (the answer line cap, the deadline). -1
- * after a message. */
+/* Loads the selected cases (from --suites, else suites_dir_default), keeps
+ * those of the features and the shard asked for, and settles what depends
+ * on them (the answer line cap, the deadline). -1 after a message. */
 int runargs_finish(runargs *ra, caselist *cl);
 
 #endif

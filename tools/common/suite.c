@@ -16,7 +16,7 @@
 #include "bytes.h"
 #include "datadir.h"
 
-static void case_free(tcase *c) {
+void tcase_free(tcase *c) {
   free(c->suite);
   free(c->file);
   free(c->id);
@@ -26,16 +26,108 @@ static void case_free(tcase *c) {
   free(c->input.p);
   chunking_free(&c->recorded);
   answer_free(&c->expect);
+  for (size_t i = 0; i < c->nfeatures; i++) free(c->features[i]);
+  free(c->features);
 }
 
 void caselist_free(caselist *cl) {
-  for (size_t i = 0; i < cl->n; i++) case_free(&cl->v[i]);
+  for (size_t i = 0; i < cl->n; i++) tcase_free(&cl->v[i]);
   free(cl->v);
+  free(cl->version);
+  json_decref(cl->features);
   memset(cl, 0, sizeof *cl);
 }
 
-static const char *const case_keys[] = {"id", "filter", "options", "input", "chunks",
-                                        "expect", "source", "note", NULL};
+static const char *const case_keys[] = {"id",     "filter", "options", "input", "chunks",
+                                        "expect", "source", "note",    "features", NULL};
+
+/* ---------------- features ---------------- */
+
+const char *const derived_features[] = {"utf8", "invalid-utf8", "error", "recorded",
+                                        "max-held", NULL};
+
+int tcase_has_feature(const tcase *c, const char *name) {
+  for (size_t i = 0; i < c->nfeatures; i++)
+    if (strcmp(c->features[i], name) == 0) return 1;
+  return 0;
+}
+
+static void add_feature(tcase *c, const char *name) {
+  if (tcase_has_feature(c, name)) return;
+  c->features = xrealloc(c->features, xmul(c->nfeatures + 1, sizeof *c->features));
+  size_t at = c->nfeatures++;
+  while (at > 0 && strcmp(c->features[at - 1], name) > 0) {
+    c->features[at] = c->features[at - 1];
+    at--;
+  }
+  c->features[at] = xstrdup(name);
+}
+
+/* The features a case says of itself (a file's, then its own "features"):
+ * each a name suites.json lists (when there is one). 0, or -1 with why. */
+static int add_listed(tcase *c, json_t *list, json_t *known, char *why, size_t wl) {
+  if (!list) return 0;
+  size_t i;
+  json_t *v;
+  if (!json_is_array(list)) {
+    snprintf(why, wl, "\"features\" must be an array of names");
+    return -1;
+  }
+  json_array_foreach(list, i, v) {
+    if (!json_is_string(v)) {
+      snprintf(why, wl, "\"features\" must be an array of names");
+      return -1;
+    }
+    const char *name = json_string_value(v);
+    if (known && !json_object_get(known, name)) {
+      snprintf(why, wl, "unknown feature \"%.60s\" (suites.json lists the features)", name);
+      return -1;
+    }
+    add_feature(c, name);
+  }
+  return 0;
+}
+
+/* What the runner derives from the case itself. */
+static void add_derived(tcase *c) {
+  int high = 0;
+  for (size_t i = 0; i < c->input.n && !high; i++) high = (unsigned char)c->input.p[i] >= 0x80;
+  if (high) add_feature(c, "utf8");
+  if (!sluice_utf8_valid(c->input.p, c->input.n)) add_feature(c, "invalid-utf8");
+  if (c->verdict == 'n') add_feature(c, "error");
+  if (c->has_recorded) add_feature(c, "recorded");
+  if (c->expect_held >= 0) add_feature(c, "max-held");
+}
+
+void suites_describe(const caselist *cl, tbuf *out) {
+  tbuf_xprintf(out, "version %s, digest %016llx, %zu file%s", cl->version ? cl->version : "none",
+               (unsigned long long)cl->digest, cl->files, cl->files == 1 ? "" : "s");
+}
+
+/* DIR/suites.json: the version and the features. Absent: neither (a suites
+ * folder of one's own). -1 after a message. */
+static int load_index(caselist *cl, const char *dir, const char *cmd) {
+  tbuf path = {0};
+  tbuf_xprintf(&path, "%s/suites.json", dir);
+  struct stat st;
+  int rc = 0;
+  if (stat(path.p, &st) == 0) {
+    json_error_t jerr;
+    json_t *doc = json_load_file(path.p, 0, &jerr);
+    json_t *v = json_object_get(doc, "version"), *f = json_object_get(doc, "features");
+    if (!doc || !json_is_string(v) || !json_is_object(f)) {
+      fprintf(stderr, "sluice %s: %s: %s\n", cmd, path.p,
+              doc ? "needs a string \"version\" and an object \"features\"" : jerr.text);
+      rc = -1;
+    } else {
+      cl->version = xstrdup(json_string_value(v));
+      cl->features = json_incref(f);
+    }
+    json_decref(doc);
+  }
+  tbuf_free(&path);
+  return rc;
+}
 
 static int known(const char *const *list, const char *s) {
   for (size_t i = 0; list[i]; i++)
@@ -115,8 +207,8 @@ static int load_expect(tcase *c, json_t *ex, const char *ids, char *why, size_t 
 }
 
 /* One case into c. Returns 0, or -1 with a reason in why. */
-static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char *why,
-                     size_t wl) {
+static int load_case(tcase *c, json_t *jc, json_t *doc, json_t *names, char *why, size_t wl) {
+  json_t *dfilter = json_object_get(doc, "filter"), *dopts = json_object_get(doc, "options");
   json_t *id = json_object_get(jc, "id");
   if (!json_is_string(id)) {
     snprintf(why, wl, "a case needs a string \"id\"");
@@ -159,7 +251,14 @@ static int load_case(tcase *c, json_t *jc, json_t *dfilter, json_t *dopts, char 
   }
   json_t *chunks = json_object_get(jc, "chunks");
   if (chunks && load_chunks(c, chunks, ids, why, wl)) return -1;
-  return load_expect(c, json_object_get(jc, "expect"), ids, why, wl);
+  if (load_expect(c, json_object_get(jc, "expect"), ids, why, wl)) return -1;
+  if (add_listed(c, json_object_get(doc, "features"), names, tmp, sizeof tmp) ||
+      add_listed(c, json_object_get(jc, "features"), names, tmp, sizeof tmp)) {
+    snprintf(why, wl, "%.100s: %s", ids, tmp);
+    return -1;
+  }
+  add_derived(c);
+  return 0;
 }
 
 static void push_case(caselist *cl, const tcase *c) {
@@ -170,10 +269,22 @@ static void push_case(caselist *cl, const tcase *c) {
   cl->v[cl->n++] = *c;
 }
 
+/* FNV-1a over the bytes, continued from h. */
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  return h;
+}
+
 static int load_file(caselist *cl, const char *path, const char *suite, const char *rel,
                      const suite_select *sel, const char *cmd) {
   json_error_t jerr;
-  json_t *doc = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+  tbytes raw;
+  if (read_file(cmd, path, &raw, (size_t)1 << 30)) return -1;
+  cl->digest = fnv1a(fnv1a(cl->digest ? cl->digest : 14695981039346656037ull, rel, strlen(rel) + 1),
+                     raw.p, raw.n);
+  cl->files++;
+  json_t *doc = json_loadb(raw.p, raw.n, JSON_ALLOW_NUL, &jerr);
+  free(raw.p);
   if (!doc) {
     fprintf(stderr, "sluice %s: %s:%d:%d: %s\n", cmd, path, jerr.line, jerr.column, jerr.text);
     return -1;
@@ -184,7 +295,6 @@ static int load_file(caselist *cl, const char *path, const char *suite, const ch
     json_decref(doc);
     return -1;
   }
-  json_t *dfilter = json_object_get(doc, "filter"), *dopts = json_object_get(doc, "options");
   size_t i;
   json_t *jc;
   char why[600];
@@ -194,9 +304,9 @@ static int load_file(caselist *cl, const char *path, const char *suite, const ch
     tcase c;
     memset(&c, 0, sizeof c);
     answer_init(&c.expect);
-    if (load_case(&c, jc, dfilter, dopts, why, sizeof why)) {
+    if (load_case(&c, jc, doc, cl->features, why, sizeof why)) {
       fprintf(stderr, "sluice %s: %s: case %zu: %s\n", cmd, path, i, why);
-      case_free(&c);
+      tcase_free(&c);
       json_decref(doc);
       return -1;
     }
@@ -279,6 +389,7 @@ static int check_duplicates(const caselist *cl, size_t from, const char *cmd) {
 int suites_load(caselist *cl, const suite_select *sel, const char *cmd) {
   size_t nsub;
   char **subs;
+  if (!cl->version && !cl->features && load_index(cl, sel->dir, cmd)) return -1;
   if (sel->nsuites) {
     nsub = sel->nsuites;
     subs = xmalloc(xmul(nsub, sizeof *subs));
@@ -443,11 +554,15 @@ int idnotes_load(idnotes *l, const char *cmd, const char *path) {
 
 const idnote *idnotes_find(const idnotes *l, const tcase *c) {
   for (size_t i = 0; i < l->n; i++) {
-    const char *id = l->v[i].id, *slash = strchr(id, '/');
-    if (slash ? (strlen(c->suite) == (size_t)(slash - id) &&
-                 strncmp(id, c->suite, (size_t)(slash - id)) == 0 && strcmp(slash + 1, c->id) == 0)
-              : strcmp(id, c->id) == 0)
-      return &l->v[i];
+    const char *id = l->v[i].id, *slash = strchr(id, '/'), *at = strchr(id, '@');
+    size_t end = at ? (size_t)(at - id) : strlen(id); /* "@MODES": sluice conform --skip */
+    if (slash && at && slash > at) slash = NULL;
+    const char *cid = slash ? slash + 1 : id;
+    size_t clen = end - (size_t)(cid - id);
+    if (slash && (strlen(c->suite) != (size_t)(slash - id) ||
+                  strncmp(id, c->suite, (size_t)(slash - id)) != 0))
+      continue;
+    if (strlen(c->id) == clen && strncmp(cid, c->id, clen) == 0) return &l->v[i];
   }
   return NULL;
 }

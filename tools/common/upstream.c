@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "http.h"
+#include "wire.h"
 #include "rng.h"
 
 enum ending { GO_ON, END_CLEAN, END_RESET, END_STALL };
@@ -49,6 +50,7 @@ struct upstream {
   struct MHD_Daemon *d;
   struct sockaddr_in addr;
   char url[96];
+  up_limits lim;
   int quiet;
 };
 
@@ -139,6 +141,7 @@ typedef struct stream {
   sluice_rng rng;
   double t0, last;
   int fd;
+  struct MHD_Connection *conn;
 #ifdef SLUICE_HAVE_ZLIB
   z_stream z;
 #endif
@@ -237,6 +240,10 @@ static void advance(stream *s) {
   if (sv->error_after >= 0 && !s->errored && (int64_t)s->off >= sv->error_after &&
       (s->piece == 0 || c->pieces[s->piece].off == s->off)) {
     char *ev = http_error_event(c->family, "sluice serve: an error injected by --error-after");
+    if (!ev) {
+      s->ending = END_RESET;
+      return;
+    }
     emit(s, ev, strlen(ev), 0);
     free(ev);
     s->errored = 1;
@@ -275,6 +282,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max) {
       memcpy(buf, s->out.p + s->out_off, n);
       s->out_off += n;
       if (s->out_off == s->out.n) s->out.n = s->out_off = 0;
+      http_still_busy(s->conn, (unsigned)s->u->lim.idle_timeout);
       return (ssize_t)n;
     }
     switch (s->ending) {
@@ -306,6 +314,7 @@ static void free_stream(void *cls) {
 
 typedef struct request {
   http_req in;
+  int started; /* the handler has seen the headers */
   int counted; /* a provider request: counts toward the server's end */
 } request;
 
@@ -322,21 +331,21 @@ typedef struct asked {
   int stream;
 } asked;
 
-static void read_request(sluice_endpoint fam, const char *url, const tbuf *body, asked *a) {
+static void read_request(sluice_endpoint fam, const char *url, const wire_scan *scan, asked *a) {
   memset(a, 0, sizeof *a);
-  json_t *req = body->n ? json_loadb(body->p, body->n, 0, NULL) : NULL;
-  json_t *m = json_object_get(req, "model"), *st = json_object_get(req, "stream");
-  if (json_is_string(m)) snprintf(a->model, sizeof a->model, "%s", json_string_value(m));
+  if (scan->has_model) snprintf(a->model, sizeof a->model, "%s", scan->model);
   if (fam == SLUICE_ENDPOINT_GEMINI) { /* the model is in the path */
     const char *p = strstr(url, "/models/"), *colon = p ? strrchr(p, ':') : NULL;
-    if (p && colon && colon > p + 8)
-      snprintf(a->model, sizeof a->model, "%.*s", (int)(colon - (p + 8)), p + 8);
+    if (p && colon && colon > p + 8) {
+      size_t n = wire_utf8_cut(p + 8, (size_t)(colon - (p + 8)), sizeof a->model - 1);
+      memcpy(a->model, p + 8, n);
+      a->model[n] = '\0';
+    }
   }
   if (fam == SLUICE_ENDPOINT_GEMINI || fam == SLUICE_ENDPOINT_LLAMACPP) a->stream = 1;
   else if (fam == SLUICE_ENDPOINT_OLLAMA_CHAT || fam == SLUICE_ENDPOINT_OLLAMA_GENERATE)
-    a->stream = !json_is_false(st);
-  else a->stream = json_is_true(st);
-  json_decref(req);
+    a->stream = scan->stream != 0;
+  else a->stream = scan->stream == 1;
 }
 
 /* The entry for a request, with a reference taken; NULL with why. */
@@ -350,7 +359,9 @@ static up_entry *choose(upstream *u, struct MHD_Connection *c, sluice_endpoint f
       if ((u->v[i]->token && strcmp(u->v[i]->token, named) == 0) ||
           same_name(u->v[i]->cap.name, named))
         pick = u->v[i];
-    if (!pick) snprintf(why, wl, "no capture named \"%.100s\"", named);
+    if (!pick)
+      snprintf(why, wl, "no capture named \"%.*s\"",
+               (int)wire_utf8_cut(named, strlen(named), 100), named);
   } else {
     for (size_t i = 0; i < u->n && !pick && a->model[0]; i++)
       if (u->v[i]->token && strcmp(u->v[i]->token, a->model) == 0) pick = u->v[i];
@@ -416,6 +427,7 @@ static enum MHD_Result stream_capture(upstream *u, struct MHD_Connection *c, slu
   s->t0 = s->last = now_seconds();
   const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
   s->fd = ci ? ci->connect_fd : -1;
+  s->conn = c;
   /* Each piece goes out when it is due, not when Nagle's algorithm lets a
    * small write go (after the peer's delayed ACK). */
   int one = 1;
@@ -423,8 +435,12 @@ static enum MHD_Result stream_capture(upstream *u, struct MHD_Connection *c, slu
 #ifdef SLUICE_HAVE_ZLIB
   if (e->how.gzip) {
     if (deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
-      die("out of memory");
+        Z_OK) {
+      entry_release(u, e);
+      tbuf_free(&s->out);
+      free(s);
+      return MHD_NO;
+    }
     s->gz = 1;
   }
 #endif
@@ -445,19 +461,6 @@ static enum MHD_Result stream_capture(upstream *u, struct MHD_Connection *c, slu
   return rc;
 }
 
-/* The request's path and query for the log, secrets out. */
-static void log_request(upstream *u, struct MHD_Connection *c, const char *url,
-                        const char *method, const tbuf *body) {
-  tbuf full = {0};
-  tbuf_xadds(&full, url);
-  const char *alt = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "alt");
-  if (alt) tbuf_xprintf(&full, "?alt=%s", alt);
-  if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "key"))
-    tbuf_xprintf(&full, "%skey=[redacted]", alt ? "&" : "?");
-  http_log_add(&u->log, c, method, full.p, body);
-  tbuf_free(&full);
-}
-
 /* A provider request, whole. */
 static enum MHD_Result answer_request(upstream *u, struct MHD_Connection *c, const char *url,
                               const char *method, request *r) {
@@ -468,10 +471,16 @@ static enum MHD_Result answer_request(upstream *u, struct MHD_Connection *c, con
   r->counted = 1;
   if (strcmp(method, "POST") != 0)
     return reply_error(c, fam, MHD_HTTP_METHOD_NOT_ALLOWED, "streaming endpoints take POST");
-  if (r->in.too_big)
-    return reply_error(c, fam, MHD_HTTP_CONTENT_TOO_LARGE, "the request body is over 16 MiB");
+  if (r->in.too_big) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "the request body is over %zu bytes (--max-body)", u->lim.max_body);
+    return reply_error(c, fam, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+  }
+  if (r->in.over_total || r->in.io_error)
+    return reply_error(c, fam, MHD_HTTP_SERVICE_UNAVAILABLE,
+                       "the server holds too many request bodies now (--max-buffered)");
   asked a;
-  read_request(fam, url, &r->in.body, &a);
+  read_request(fam, url, &r->in.scan, &a);
   char why[200];
   up_entry *e = choose(u, c, fam, &a, why, sizeof why);
   if (!e) return reply_error(c, fam, MHD_HTTP_NOT_FOUND, why);
@@ -491,24 +500,38 @@ static enum MHD_Result answer_request(upstream *u, struct MHD_Connection *c, con
   return rc;
 }
 
+/* A request begins: its target as sent (before libmicrohttpd decodes it). */
+static void *begin(void *cls, const char *uri, struct MHD_Connection *c) {
+  (void)cls;
+  (void)c;
+  request *r = xcalloc(1, sizeof *r);
+  http_req_init(&r->in, uri);
+  return r;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls) {
   (void)version;
   upstream *u = cls;
   request *r = *con_cls;
-  if (!r) {
-    *con_cls = xcalloc(1, sizeof *r);
+  if (!r) *con_cls = r = begin(NULL, url, c);
+  if (!r->started) { /* the headers are in; the body follows */
+    r->started = 1;
     return MHD_YES;
   }
-  if (http_collect(&r->in, upload, upload_size, (size_t)16 << 20)) return MHD_YES;
+  http_caps caps = {u->lim.max_body, HTTP_LOG_BODY, 0};
+  if (http_collect(&r->in, upload, upload_size, &caps)) return MHD_YES;
   if (strcmp(url, "/_sluice/log") == 0) {
     char *log = http_log_dump(&u->log);
     enum MHD_Result rc = http_reply(c, MHD_HTTP_OK, log);
     free(log);
     return rc;
   }
-  log_request(u, c, url, method, &r->in.body);
+  http_log_add(&u->log, c, method, &r->in);
+  if (!http_headers_ok(c))
+    return reply_error(c, SLUICE_ENDPOINT_OPENAI_CHAT, MHD_HTTP_BAD_REQUEST,
+                       "a header name is not an HTTP token");
   return answer_request(u, c, url, method, r);
 }
 
@@ -520,7 +543,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   request *r = *con_cls;
   if (!r) return;
   if (r->counted) atomic_fetch_add(&u->done, 1);
-  tbuf_free(&r->in.body);
+  http_req_free(&r->in);
   free(r);
   *con_cls = NULL;
 }
@@ -537,17 +560,30 @@ upstream *upstream_new(size_t log_size, int quiet) {
   u->quiet = quiet;
   pthread_mutex_init(&u->mu, NULL);
   http_log_init(&u->log, log_size ? log_size : 256);
+  up_limits_default(&u->lim);
   return u;
 }
 
+void up_limits_default(up_limits *l) {
+  l->max_connections = 512;
+  l->idle_timeout = 60;
+  l->max_body = (size_t)16 << 20;
+  l->max_buffered = (size_t)1 << 30;
+}
+
+void upstream_set_limits(upstream *u, const up_limits *l) { u->lim = *l; }
+
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   u->addr = *addr;
+  http_set_buffer_cap(u->lim.max_buffered);
   u->d = MHD_start_daemon(
-      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
-      NULL, NULL, handler, u, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED,
-      completed, u, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u,
-      MHD_OPTION_END);
+      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+          MHD_USE_ERROR_LOG, 0,
+      NULL, NULL, handler, u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u, /* first, or MHD says so */
+      MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, completed, u,
+      MHD_OPTION_URI_LOG_CALLBACK, begin, u, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)u->lim.idle_timeout, MHD_OPTION_CONNECTION_LIMIT,
+      (unsigned)u->lim.max_connections, MHD_OPTION_END);
   if (!u->d) {
     tbuf_xprintf(err, "cannot listen: %s", strerror(errno));
     return -1;

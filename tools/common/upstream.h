@@ -46,6 +46,17 @@ typedef struct up_entry up_entry;
 /* quiet: libmicrohttpd's own messages (a connection reset on purpose, ...)
  * are not printed. */
 upstream *upstream_new(size_t log_size, int quiet);
+/* What the server holds at most (the caps `sluice serve --help` lists). */
+typedef struct up_limits {
+  size_t max_connections;   /* open at once; more are closed at once (default 512) */
+  size_t idle_timeout;      /* seconds a connection may send nothing (default 60) */
+  size_t max_body;          /* a request body past it is answered 413 (default 16 MiB) */
+  size_t max_buffered;      /* body bytes held by all requests at once (default 1 GiB;
+                               serve holds at most HTTP_LOG_BODY of each) */
+} up_limits;
+void up_limits_default(up_limits *l);
+/* Before upstream_start (upstream_new sets the defaults). */
+void upstream_set_limits(upstream *u, const up_limits *l);
 /* Serves c (taken: the caller's struct is cleared) as how says (NULL: the
  * defaults), chosen by token when not NULL. */
 up_entry *upstream_add(upstream *u, capture *c, const up_behave *how, const char *token);

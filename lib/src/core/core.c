@@ -292,6 +292,19 @@ sluice_status sluice_once(sluice_filter *f, const void *p, size_t n) {
   return sluice_finish(f);
 }
 
+sluice_status sluice_reset(sluice_filter *f) {
+  if (!f || !f->vt->reset) return SLUICE_INVALID;
+  f->vt->reset(f);
+  memset(&f->err, 0, sizeof f->err);
+  f->err.status = SLUICE_OK;
+  f->fed = 0;
+  f->at = 0;
+  memset(f->chan_bytes, 0, sizeof f->chan_bytes);
+  f->finished = 0;
+  f->stopped = 0;
+  return SLUICE_OK;
+}
+
 void sluice_free(sluice_filter *f) {
   if (!f) return;
   if (f->vt->destroy) f->vt->destroy(f);

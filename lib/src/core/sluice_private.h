@@ -53,6 +53,10 @@ typedef struct sluicep_vtable {
   sluice_status (*feed)(sluice_filter *f, const char *p, size_t n);
   sluice_status (*finish)(sluice_filter *f);
   void (*destroy)(sluice_filter *f); /* frees what the filter owns, not f */
+  /* sluice_reset: the filter's own state back to what its constructor
+   * left, keeping its tables and buffers (the base is reset by the
+   * caller); NULL when the filter cannot be reset. */
+  void (*reset)(sluice_filter *f);
 } sluicep_vtable;
 
 struct sluice_filter {

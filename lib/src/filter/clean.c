@@ -317,7 +317,22 @@ static void clean_destroy(sluice_filter *f) {
   sluicep_buf_free(&c->ws);
 }
 
-static const sluicep_vtable clean_vt = {"clean", clean_feed, clean_finish, clean_destroy};
+/* sluice_reset: back to step 1 with nothing held; the candidates, the
+ * buffers and the think filter (reset too) stay. */
+static void clean_reset(sluice_filter *f) {
+  clean *c = (clean *)f;
+  if (c->think) sluice_reset(c->think);
+  c->step = S_NODE;
+  c->strip = 1;
+  c->hold.len = 0;
+  c->ws.len = 0;
+  c->ws_partial = 0;
+  c->stage_in = c->gap_at = c->gap_len = c->body_at = 0;
+  c->run_start = c->run_len = 0;
+}
+
+static const sluicep_vtable clean_vt = {"clean", clean_feed, clean_finish, clean_destroy,
+                                        clean_reset};
 
 /* ---------------- construction ---------------- */
 

@@ -332,8 +332,17 @@ static void harmony_destroy(sluice_filter *f) {
   sluicep_buf_free(&hm->head);
 }
 
+/* sluice_reset: outside any header, routing to TEXT, nothing held. */
+static void harmony_reset(sluice_filter *f) {
+  harmony *hm = (harmony *)f;
+  hm->hold.len = 0;
+  hm->head.len = 0;
+  hm->in_header = 0;
+  hm->sink = SLUICE_TEXT;
+}
+
 static const sluicep_vtable harmony_vt = {"harmony", harmony_feed, harmony_finish,
-                                          harmony_destroy};
+                                          harmony_destroy, harmony_reset};
 
 void sluice_harmony_opts_init_size(sluice_harmony_opts *o, size_t size) {
   sluice_harmony_opts d;

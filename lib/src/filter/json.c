@@ -530,7 +530,25 @@ static void json_destroy(sluice_filter *f) {
   sluicep_buf_free(&j->snap_scratch);
 }
 
-static const sluicep_vtable json_vt = {"json", json_feed, json_finish, json_destroy};
+/* sluice_reset: every field of the stream back to the constructor's (zero,
+ * phase P_START); the options and the four buffers (emptied) stay. */
+static void json_reset(sluice_filter *f) {
+  json_filter *j = (json_filter *)f;
+  json_filter keep = *j;
+  memset((char *)j + sizeof j->base, 0, sizeof *j - sizeof j->base);
+  j->incremental = keep.incremental;
+  j->ndjson = keep.ndjson;
+  j->max_depth = keep.max_depth;
+  j->max_bytes = keep.max_bytes;
+  j->out = keep.out;
+  j->stack = keep.stack;
+  j->snap_head = keep.snap_head;
+  j->snap_scratch = keep.snap_scratch;
+  j->out.len = j->stack.len = j->snap_head.len = j->snap_scratch.len = 0;
+  j->phase = P_START;
+}
+
+static const sluicep_vtable json_vt = {"json", json_feed, json_finish, json_destroy, json_reset};
 
 /* ---------------- construction ---------------- */
 

@@ -101,6 +101,7 @@
  */
 #include "sluice_private.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if SLUICEP_HAVE_SSE2
@@ -1329,7 +1330,23 @@ static sluice_status monitor_finish(sluice_filter *f) {
 
 static void monitor_destroy(sluice_filter *f) { free_history((monitor *)f); }
 
-static const sluicep_vtable monitor_vt = {"monitor", monitor_feed, monitor_finish, monitor_destroy};
+/* sluice_reset: the stream state as the constructor leaves it. The options
+ * and the powers of the base stay; the history and the bands' indexes go
+ * (the next stream sizes them again). */
+static void monitor_reset(sluice_filter *f) {
+  monitor *m = (monitor *)f;
+  free_history(m);
+  uint64_t pw[GRID + 1], n_limit = m->n_limit;
+  memcpy(pw, m->pw, sizeof pw);
+  memset(&m->u8, 0, sizeof *m - offsetof(monitor, u8));
+  memcpy(m->pw, pw, sizeof pw);
+  m->n_limit = n_limit;
+  plan(m);
+  set_quick(m);
+}
+
+static const sluicep_vtable monitor_vt = {"monitor", monitor_feed, monitor_finish, monitor_destroy,
+                                          monitor_reset};
 
 /* ---------------- construction ---------------- */
 

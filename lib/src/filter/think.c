@@ -94,6 +94,10 @@ typedef struct think {
   /* Stream offsets, so an error names the same byte for every chunking. */
   uint64_t consumed;      /* bytes consumed before the current process call */
   const char *proc_start; /* the buffer of the current process call */
+  /* where a stream starts (start_in, expect_only_closing): for sluice_reset */
+  int start_inside;
+  enum phase start_phase;
+  int start_fstate; /* format mode: the part the stream starts in */
   /* format mode (fmt set; mode is channel): the part of the stream and
    * its patterns. In F_OUT's set the first fn_open patterns open a block
    * and the rest are answer wrappers; in F_IN's the first fn_close close
@@ -165,18 +169,46 @@ static void pset_add(think *t, pset *ps, const char *s, size_t n) {
   if (ps->minlen == 0 || n < ps->minlen) ps->minlen = n;
 }
 
+/* The tables hold a few bytes of 256: their members are found a word at
+ * a time, so that building a filter costs little (a pipeline builds one
+ * per choice, a middleware one per response). */
+
+/* The first member of `set` at c or after, 256 when none. */
+static int next_member(const uint8_t set[256], int c) {
+  while (c < 256) {
+    if ((c & 7) == 0) {
+      uint64_t w;
+      memcpy(&w, set + c, sizeof w);
+      if (w == 0) {
+        c += 8;
+        continue;
+      }
+    }
+    if (set[c]) return c;
+    c++;
+  }
+  return 256;
+}
+
+static int every_byte(const uint8_t set[256]) {
+  for (int c = 0; c < 256; c += 8) {
+    uint64_t w;
+    memcpy(&w, set + c, sizeof w);
+    if (w != 0x0101010101010101ULL) return 0;
+  }
+  return 1;
+}
+
 /* The tests (x | m[k]) == v[k] that accept every byte of `set` (a letter
  * and its other case are one test); 0 if more than four are needed. A set
  * of every byte is one test that accepts all (0xFF | x == 0xFF). */
 static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
-  int n = 0, any = 1;
-  for (int c = 0; c < 256; c++) any &= set[c];
-  if (any) {
+  int n = 0;
+  if (every_byte(set)) {
     v[0] = m[0] = 0xFF;
     n = 1;
   } else {
-    for (int c = 0; c < 256; c++) {
-      if (!set[c]) continue;
+    for (int c = next_member(set, 0); c < 256; c = next_member(set, c + 1)) {
       int letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
       if (letter && (c & 0x20) == 0 && set[c | 0x20]) continue; /* with its lower case */
       if (n == 4) return 0;
@@ -193,8 +225,8 @@ static int byte_tests(const uint8_t set[256], uint8_t v[4], uint8_t m[4]) {
 /* Builds the vector prefilter once every pattern is in. */
 static void pset_vector(const think *t, pset *ps) {
   uint8_t all = 0xFF, any = 0;
-  for (int c = 0; c < 256; c++)
-    if (ps->second[c]) all &= (uint8_t)c, any |= (uint8_t)c;
+  for (int c = next_member(ps->second, 0); c < 256; c = next_member(ps->second, c + 1))
+    all &= (uint8_t)c, any |= (uint8_t)c;
   ps->pair_m8 = 0x0101010101010101ULL * (uint8_t)(all ^ any);
   ps->pair_v8 = 0x0101010101010101ULL * any;
   uint8_t *third = ps->third;
@@ -209,11 +241,10 @@ static void pset_vector(const think *t, pset *ps) {
     if (t->ci) third[fold(c)] = third[upper(c)] = 1;
   }
   int nf = 0;
-  for (int c = 0; c < 256; c++)
-    if (ps->first[c]) {
-      if (nf == 4) return; /* ps->vector stays 0 */
-      ps->vf[nf++] = (uint8_t)c;
-    }
+  for (int c = next_member(ps->first, 0); c < 256; c = next_member(ps->first, c + 1)) {
+    if (nf == 4) return; /* ps->vector stays 0 */
+    ps->vf[nf++] = (uint8_t)c;
+  }
   for (int k = nf; k < 4; k++) ps->vf[k] = ps->vf[0];
   int ns = byte_tests(ps->second, ps->vs, ps->vm), nt = byte_tests(third, ps->vt, ps->vtm);
   ps->vector = nf == 0 || !ns || !nt ? 0 : nf == 1 && ns <= 2 && nt <= 2 ? 2 : 1;
@@ -804,7 +835,26 @@ static void think_destroy(sluice_filter *f) {
   sluicep_buf_free(&t->block);
 }
 
-static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think_destroy};
+/* sluice_reset: the stream state as the constructor leaves it; the
+ * patterns, tables and buffers stay. */
+static void think_reset(sluice_filter *f) {
+  think *t = (think *)f;
+  t->hold.len = 0;
+  t->open_seen.len = 0;
+  t->block.len = 0;
+  t->thought_start = 0;
+  t->cp = 0;
+  memset(&t->u8, 0, sizeof t->u8);
+  t->consumed = 0;
+  t->proc_start = NULL;
+  if (t->fmt) fmt_enter(t, t->start_fstate);
+  else set_inside(t, t->start_inside);
+  t->phase = t->start_phase;
+  set_quick(t);
+}
+
+static const sluicep_vtable think_vt = {"think", think_feed, think_finish, think_destroy,
+                                        think_reset};
 
 /* ---------------- construction ---------------- */
 
@@ -854,6 +904,9 @@ static char *concat3(const sluice_mem *m, const char *a, const char *b, const ch
 /* The format options: a family's format takes no other option but
  * thinking; gpt-oss is harmony's. */
 static sluice_status format_validate(const sluice_think_opts *o, sluice_error *err) {
+  if (o->format == SLUICE_THINK_FORMAT_AUTO)
+    return sluicep_bad_option(err, "format \"auto\" is chosen by the model's name: a pipeline's "
+                                   "(sluice_pipeline_opts.model), or sluice_think_opts_for_model");
   const sluicep_think_format_def *d = sluicep_think_format_def_of(o->format);
   if (!d) return sluicep_bad_option(err, "format %d is not a sluice_think_format", (int)o->format);
   if (o->thinking < -1 || o->thinking > 1)
@@ -1026,6 +1079,8 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
         fmt_build(t, fd, o->thinking < 0 ? fd->thinking : o->thinking))
       goto nomem;
     if (sluicep_buf_reserve(&t->hold, 2 * t->maxpat)) goto nomem;
+    t->start_fstate = t->fstate;
+    t->start_phase = t->phase;
     set_quick(t);
     *out = f;
     return SLUICE_OK;
@@ -1073,6 +1128,8 @@ sluice_status sluice_think_new(sluice_filter **out, const sluice_think_opts *opt
   }
   if (o->mode == SLUICE_THINK_ANCHORED)
     t->phase = o->expect_only_closing ? CLOSE_ONLY : SEEK;
+  t->start_inside = t->inside;
+  t->start_phase = t->phase;
   set_quick(t);
   *out = f;
   return SLUICE_OK;

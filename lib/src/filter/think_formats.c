@@ -114,11 +114,16 @@ const sluicep_think_format_def *sluicep_think_format_def_of(sluice_think_format 
 }
 
 const char *sluice_think_format_name(sluice_think_format f) {
+  if (f == SLUICE_THINK_FORMAT_AUTO) return "auto";
   const sluicep_think_format_def *d = sluicep_think_format_def_of(f);
   return d ? d->name : NULL;
 }
 
 int sluice_think_format_from_name(const char *name, sluice_think_format *out) {
+  if (name && strcmp(name, "auto") == 0) {
+    *out = SLUICE_THINK_FORMAT_AUTO;
+    return 0;
+  }
   for (int i = 0; name && i < SLUICE_THINK_FORMAT_COUNT; i++)
     if (strcmp(formats[i].name, name) == 0) {
       *out = (sluice_think_format)i;
@@ -236,4 +241,31 @@ size_t sluice_model_match_describe(const sluice_model_match *m, char *buf, size_
                    m->rule->pattern, m->builtin ? "built-in" : "yours", m->index,
                    m->rule->why ? ": " : "", m->rule->why ? m->rule->why : "");
   return r < 0 ? 0 : (size_t)r;
+}
+
+int sluice_think_opts_for_model(sluice_think_opts *o, const char *model,
+                                const sluice_model_rule *rules, size_t nrules,
+                                sluice_model_match *m) {
+  sluice_model_match mine;
+  if (!m) m = &mine;
+  sluice_think_format_for_model(model, rules, nrules, m);
+  if (o->format != SLUICE_THINK_FORMAT_AUTO) return 0;
+  if (m->format <= SLUICE_THINK_FORMAT_GENERIC || m->format == SLUICE_THINK_FORMAT_GPT_OSS) {
+    /* no family: the stage's own options decide, as with no format */
+    o->format = SLUICE_THINK_FORMAT_NONE;
+    o->thinking = -1;
+    return 0;
+  }
+  o->format = m->format;
+  if (o->thinking < 0) o->thinking = m->thinking;
+  o->mode = SLUICE_THINK_CHANNEL;
+  o->tags = NULL;
+  o->ntags = 0;
+  o->pairs = NULL;
+  o->npairs = 0;
+  o->start_in = NULL;
+  o->start_tag = NULL;
+  o->end_tag = NULL;
+  o->expect_only_closing = 0;
+  return 1;
 }

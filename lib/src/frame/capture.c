@@ -182,7 +182,14 @@ static int on_blank(void *user, uint64_t end) { return cut(user, end); }
 
 static int raw_feed(capture *c, const char *p, size_t n) {
   if (c->format == SLUICE_CAPTURE_SSE) {
-    if (sluice_feed(c->frame, p, n) != SLUICE_OK) return take_inner(c, c->frame);
+    if (sluice_feed(c->frame, p, n) != SLUICE_OK) {
+      /* the piece went past max_piece before the byte the framing refused:
+       * that is the first error, as feeding a byte at a time finds it */
+      if (c->base.err.status == SLUICE_OK && c->max_piece &&
+          sluice_get_error(c->frame)->offset > c->piece_start + c->max_piece)
+        return too_big(c);
+      return take_inner(c, c->frame);
+    }
   } else {
     for (const char *q = p, *e; (e = memchr(q, '\n', (size_t)(p + n - q))) != NULL; q = e + 1)
       if (cut(c, c->chunk_at + (uint64_t)(e + 1 - p))) return 1;
@@ -668,7 +675,7 @@ static void capture_destroy(sluice_filter *f) {
 }
 
 static const sluicep_vtable capture_vt = {"capture", capture_feed, capture_finish,
-                                          capture_destroy};
+                                          capture_destroy, NULL};
 
 uint64_t sluice_capture_source(const sluice_filter *f) {
   return f && f->vt == &capture_vt ? ((const capture *)f)->source : 0;

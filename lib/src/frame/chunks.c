@@ -19,7 +19,7 @@ static sluice_status chunks_finish(sluice_filter *f) {
 }
 
 static const sluicep_vtable chunks_vt = {"chunks", sluicep_lines_feed, chunks_finish,
-                                         sluicep_lines_destroy};
+                                         sluicep_lines_destroy, sluicep_lines_reset};
 
 sluice_status sluice_chunks_new(sluice_filter **out, const sluice_lines_opts *o,
                                 const sluice_sink *sink, const sluice_mem *mem,

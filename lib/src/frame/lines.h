@@ -21,6 +21,8 @@ sluice_status sluicep_lines_new(sluice_filter **out, const sluicep_vtable *vt,
                                 const sluice_mem *mem, sluice_error *err);
 sluice_status sluicep_lines_feed(sluice_filter *f, const char *p, size_t n);
 void sluicep_lines_destroy(sluice_filter *f);
+/* sluice_reset: a new stream, the line buffer kept. */
+void sluicep_lines_reset(sluice_filter *f);
 /* The record of one line (a CR before its LF already removed by the
  * caller, or not: see ndjson.c); blank lines are skipped. Non-zero to stop. */
 int sluicep_lines_record(sluicep_lines *l, const char *p, size_t n, uint64_t at, int complete);

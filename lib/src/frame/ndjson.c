@@ -71,6 +71,12 @@ sluice_status sluicep_lines_feed(sluice_filter *f, const char *p, size_t n) {
 
 void sluicep_lines_destroy(sluice_filter *f) { sluicep_buf_free(&((sluicep_lines *)f)->line); }
 
+void sluicep_lines_reset(sluice_filter *f) {
+  sluicep_lines *l = (sluicep_lines *)f;
+  l->line.len = 0;
+  l->line_start = 0;
+}
+
 static sluice_status ndjson_finish(sluice_filter *f) {
   sluicep_lines *l = (sluicep_lines *)f;
   sluicep_emit(f, SLUICE_DROPPED, l->line.ptr, l->line.len);
@@ -78,7 +84,7 @@ static sluice_status ndjson_finish(sluice_filter *f) {
 }
 
 static const sluicep_vtable ndjson_vt = {"ndjson", sluicep_lines_feed, ndjson_finish,
-                                         sluicep_lines_destroy};
+                                         sluicep_lines_destroy, sluicep_lines_reset};
 
 void sluice_lines_opts_init_size(sluice_lines_opts *o, size_t size) {
   sluice_lines_opts d;

@@ -297,7 +297,18 @@ static void sse_destroy(sluice_filter *f) {
   sluicep_buf_free(&s->id);
 }
 
-static const sluicep_vtable sse_vt = {"sse", sse_feed, sse_finish, sse_destroy};
+/* sluice_reset: a new stream (its BOM undecided, no last event ID); the
+ * buffers and the on_blank hook stay. */
+static void sse_reset(sluice_filter *f) {
+  sse *s = (sse *)f;
+  s->line.len = s->data.len = s->type.len = s->id.len = 0;
+  s->line_start = s->data_start = 0;
+  s->cr = 0;
+  s->bom = 0;
+  s->blank_pending = 0;
+}
+
+static const sluicep_vtable sse_vt = {"sse", sse_feed, sse_finish, sse_destroy, sse_reset};
 
 void sluice_sse_opts_init_size(sluice_sse_opts *o, size_t size) {
   sluice_sse_opts d;

@@ -38,6 +38,8 @@ int sluicep_opt_missing_close(json_t *opts, const char *key, sluice_missing_clos
  * kind and the storage it points into (lists, pairs, a pipeline's stages
  * and its stages' own handles); strings point into `json`, which the
  * handle keeps. */
+#define SLUICEP_MAX_MODEL_RULES 64 /* a pipeline's own model-name rules */
+
 struct sluice_options {
   sluice_filter_kind kind;
   json_t *json;
@@ -60,6 +62,7 @@ struct sluice_options {
   sluice_stage stages[SLUICE_PIPELINE_MAX_STAGES];
   struct sluice_options *sub[SLUICE_PIPELINE_MAX_STAGES + 1]; /* stages', arguments' */
   size_t nsub;
+  sluice_model_rule models[SLUICEP_MAX_MODEL_RULES]; /* "models": its rules */
 };
 
 /* Reads opts (an object) into a new handle of kind k (registry.c). */

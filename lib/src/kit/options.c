@@ -467,7 +467,8 @@ sluice_status sluicep_provider_read(json_t *opts, sluice_options *so, sluice_err
  * NAME, "harmony": BOOL} */
 
 static const char *const pipeline_keys[] = {"provider", "filters", "arguments", "model",
-                                            "harmony", NULL};
+                                            "harmony", "models", NULL};
+static const char *const model_rule_keys[] = {"pattern", "format", "thinking", "why", NULL};
 static const char *const stage_keys[] = {"filter", "options", NULL};
 
 /* A stage's or the arguments' options: a sub-handle of the pipeline's. */
@@ -532,6 +533,42 @@ static sluice_status pipeline_stages(json_t *fl, sluice_options *so, sluice_erro
   return SLUICE_OK;
 }
 
+/* "models": [{"pattern": GLOB, "format": NAME, "thinking": BOOL, "why":
+ * TEXT}, ...], the rules tried before the built-in table for a think
+ * stage of format "auto". */
+static sluice_status pipeline_models(json_t *ml, sluice_options *so, sluice_error *err) {
+  if (!json_is_array(ml) || json_array_size(ml) > SLUICEP_MAX_MODEL_RULES)
+    return sluicep_bad_option(err, "option \"models\" must be an array of at most %d "
+                                   "{\"pattern\", \"format\"} objects",
+                              SLUICEP_MAX_MODEL_RULES);
+  for (size_t i = 0; i < json_array_size(ml); i++) {
+    json_t *r = json_array_get(ml, i);
+    sluice_model_rule *m = &so->models[i];
+    const char *format = NULL;
+    char where[32];
+    int on = 1;
+    snprintf(where, sizeof where, "models[%zu]", i);
+    m->thinking = -1;
+    if (!json_is_object(r))
+      return sluicep_bad_option(err, "models[%zu] must be {\"pattern\": GLOB, \"format\": NAME}",
+                                i);
+    if (sluicep_opt_check_keys(r, model_rule_keys, err, where) ||
+        sluicep_opt_string(r, "pattern", &m->pattern, err) ||
+        sluicep_opt_string(r, "format", &format, err) ||
+        sluicep_opt_string(r, "why", &m->why, err) || sluicep_opt_bool(r, "thinking", &on, err))
+      return SLUICE_BAD_OPTION;
+    if (json_object_get(r, "thinking")) m->thinking = on;
+    if (!m->pattern || !*m->pattern || !format)
+      return sluicep_bad_option(err, "models[%zu] needs a non-empty \"pattern\" and a \"format\"",
+                                i);
+    if (sluice_think_format_from_name(format, &m->format) || m->format == SLUICE_THINK_FORMAT_AUTO)
+      return sluicep_bad_option(err, "models[%zu]: no reasoning format \"%s\"", i, format);
+  }
+  so->o.pipeline.model_rules = so->models;
+  so->o.pipeline.nmodel_rules = json_array_size(ml);
+  return SLUICE_OK;
+}
+
 static sluice_status pipeline_provider(json_t *pv, sluice_options *so, sluice_error *err) {
   if (json_is_string(pv)) {
     json_t *wrap = json_pack("{sO}", "provider", pv);
@@ -562,6 +599,8 @@ sluice_status sluicep_pipeline_read(json_t *opts, sluice_options *so, sluice_err
   sluice_status st = pipeline_provider(json_object_get(opts, "provider"), so, err);
   json_t *fl = json_object_get(opts, "filters");
   if (st == SLUICE_OK && fl) st = pipeline_stages(fl, so, err);
+  json_t *ml = json_object_get(opts, "models");
+  if (st == SLUICE_OK && ml) st = pipeline_models(ml, so, err);
   if (st != SLUICE_OK) return st;
   json_t *args = json_object_get(opts, "arguments");
   const void *ao = NULL;

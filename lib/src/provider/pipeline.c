@@ -27,6 +27,7 @@
  */
 #include "provider.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum kind { K_REASONING, K_TEXT, K_OTHER, K_MARKUP, K_DROPPED, K_COUNT };
@@ -79,6 +80,7 @@ struct pipeline {
   int cur_args;       /* collecting a json filter's output (arguments deltas) */
   size_t cur_index;   /* ... of this tool call */
   link args_link;     /* the json filters' sink (what they release is collected) */
+  char explain[512];  /* how the model chose (sluice_pipeline_explain) */
 };
 
 /* ---------------- passing things on ---------------- */
@@ -366,7 +368,7 @@ static void pipeline_destroy(sluice_filter *f) {
 }
 
 static const sluicep_vtable pipeline_vt = {"pipeline", pipeline_feed, pipeline_finish,
-                                           pipeline_destroy};
+                                           pipeline_destroy, NULL};
 
 /* ---------------- construction ---------------- */
 
@@ -401,6 +403,37 @@ static sluice_status add_stage(pipeline *pl, sluice_filter_kind kind, const void
   return st;
 }
 
+/* A stage, with a think stage's format AUTO settled by the model's name
+ * (on a full copy of the caller's options: theirs may be an older, smaller
+ * struct) and said in pl->explain. */
+static sluice_status add_model_stage(pipeline *pl, const sluice_pipeline_opts *o, size_t i,
+                                     sluice_error *err) {
+  const sluice_stage *s = &o->stages[i];
+  if (s->kind != SLUICE_FILTER_THINK || !s->opts) return add_stage(pl, s->kind, s->opts, err);
+  sluice_think_opts t;
+  sluice_think_opts_init(&t);
+  sluice_status st = sluicep_opts_take(&t, sizeof t, s->opts, "sluice_think_opts", err);
+  if (st != SLUICE_OK) return st;
+  if (t.format == SLUICE_THINK_FORMAT_AUTO) {
+    sluice_model_match m;
+    sluice_think_opts_for_model(&t, o->model, o->model_rules, o->nmodel_rules, &m);
+    size_t w = strlen(pl->explain);
+    if (w + 1 < sizeof pl->explain)
+      w += (size_t)snprintf(pl->explain + w, sizeof pl->explain - w, "%sthink filter %zu: ",
+                            w ? "; " : "", i);
+    if (w + 1 < sizeof pl->explain)
+      sluice_model_match_describe(&m, pl->explain + w, sizeof pl->explain - w);
+  }
+  return add_stage(pl, SLUICE_FILTER_THINK, &t, err);
+}
+
+size_t sluice_pipeline_explain(const sluice_filter *f, char *buf, size_t n) {
+  if (!f || f->vt != &pipeline_vt) return (size_t)snprintf(buf, n, "not a pipeline");
+  const pipeline *pl = (const pipeline *)f;
+  const char *e = pl->explain[0] ? pl->explain : "no think filter of format auto";
+  return (size_t)snprintf(buf, n, "%s", e);
+}
+
 static sluice_status check_opts(const sluice_pipeline_opts *o, sluice_error *err) {
   if (o->nstages > SLUICE_PIPELINE_MAX_STAGES || (o->nstages && !o->stages))
     return sluicep_bad_option(err, "at most %d filters", SLUICE_PIPELINE_MAX_STAGES);
@@ -410,6 +443,8 @@ static sluice_status check_opts(const sluice_pipeline_opts *o, sluice_error *err
                                      "monitor or harmony",
                                 i, sluice_filter_kind_name(o->stages[i].kind));
   if (o->harmony < -1 || o->harmony > 1) return sluicep_bad_option(err, "harmony must be -1, 0 or 1");
+  if (o->nmodel_rules && !o->model_rules)
+    return sluicep_bad_option(err, "nmodel_rules is %zu but model_rules is NULL", o->nmodel_rules);
   return SLUICE_OK;
 }
 
@@ -445,9 +480,13 @@ sluice_status sluice_pipeline_new(sluice_filter **out, const sluice_pipeline_opt
   pl->shown = po.choice;
   sluice_sink ps = {on_provider_emit, on_provider_event, pl};
   st = sluice_provider_new(&pl->pv, &po, &ps, &f->mem, err);
-  if (st == SLUICE_OK && harmony) st = add_stage(pl, SLUICE_FILTER_HARMONY, NULL, err);
+  if (st == SLUICE_OK && harmony) {
+    st = add_stage(pl, SLUICE_FILTER_HARMONY, NULL, err);
+    snprintf(pl->explain, sizeof pl->explain, "harmony first (%s)",
+             o.harmony == 1 ? "harmony on" : "model llama.cpp/gpt-oss");
+  }
   for (size_t i = 0; i < o.nstages && st == SLUICE_OK; i++)
-    st = add_stage(pl, o.stages[i].kind, o.stages[i].opts, err);
+    st = add_model_stage(pl, &o, i, err);
   if (st == SLUICE_OK && o.arguments) st = add_stage(pl, SLUICE_FILTER_JSON, o.arguments, err);
   if (st != SLUICE_OK) {
     sluice_free(f);

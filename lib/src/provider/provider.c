@@ -688,10 +688,31 @@ static void provider_destroy(sluice_filter *f) {
   sluicep_buf_free(&pv->args);
 }
 
+/* sluice_reset: the stream state as the constructor leaves it. A framing
+ * the option named is reset; a detected one goes, to be detected again. */
+static void provider_reset(sluice_filter *f) {
+  provider *pv = (provider *)f;
+  if (pv->framing_opt != SLUICE_FRAMING_AUTO) {
+    sluice_reset(pv->framing);
+  } else {
+    sluice_free(pv->framing);
+    pv->framing = NULL;
+    pv->framing_kind = SLUICE_FRAMING_AUTO;
+  }
+  pv->head.len = pv->scratch.len = pv->args.len = 0;
+  pv->ad = adapter_of(pv->forced);
+  pv->endpoint = SLUICE_ENDPOINT_UNKNOWN;
+  pv->told = 0;
+  memset(pv->model, 0, sizeof pv->model);
+  pv->chunk_at = 0;
+  pv->chunk = NULL;
+  memset(&pv->st, 0, sizeof pv->st);
+}
+
 static const sluicep_vtable provider_vt = {"provider", provider_feed, provider_finish,
-                                           provider_destroy};
+                                           provider_destroy, provider_reset};
 static const sluicep_vtable detect_vt = {"detect", provider_feed, provider_finish,
-                                         provider_destroy};
+                                         provider_destroy, provider_reset};
 
 static const char *const provider_names[SLUICE_PROVIDER_COUNT] = {
     "auto", "openai", "completions", "responses", "anthropic", "ollama", "gemini", "cohere",
@@ -745,7 +766,7 @@ static sluice_status provider_make(sluice_filter **out, const sluice_provider_op
   pv->choice = o.choice;
   pv->max_line = o.max_line;
   pv->max_event = o.max_event;
-  pv->framing_kind = o.framing;
+  pv->framing_kind = pv->framing_opt = o.framing;
   if (o.framing != SLUICE_FRAMING_AUTO && open_framing(pv, o.framing)) {
     st = f->err.status;
     if (err) *err = f->err;

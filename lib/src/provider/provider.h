@@ -74,6 +74,7 @@ struct provider {
   sluice_filter base;
   sluice_filter *framing;
   sluice_framing framing_kind;
+  sluice_framing framing_opt; /* the framing option (AUTO: detected, opened later) */
   sluicep_buf head; /* leading whitespace held while the framing is undecided */
   const pv_adapter *ad;
   sluice_provider_kind forced; /* the provider option (AUTO: detect) */

@@ -1,0 +1,131 @@
+/* fuzz_serve: serve's request handling in process (the upstream engine of
+ * tools/common/upstream.c on 127.0.0.1, one capture). The input is a
+ * request: method, target, header lines and body, separated by NUL bytes
+ * (the headers one per '\n'). Every request must be answered with a status
+ * line (or closed, when libmicrohttpd refuses its syntax), and the server
+ * must then still answer GET /_sluice/log with a JSON array: no request
+ * stops it, none breaks its log. */
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "upstream.h"
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static upstream *srv;
+static struct sockaddr_in where;
+
+static void fail(const char *what, const char *detail) {
+  fprintf(stderr, "fuzz_serve: %s: %.200s\n", what, detail);
+  abort();
+}
+
+static void start(void) {
+  capture c;
+  tbuf err = {0};
+  if (capture_load(&c, FUZZ_CAPTURE, 0, &err)) fail("cannot load the capture", err.p);
+  srv = upstream_new(16, 1);
+  upstream_add(srv, &c, NULL, NULL);
+  struct sockaddr_in addr = {0};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (upstream_start(srv, &addr, &err)) fail("cannot listen", err.p);
+  const char *url = upstream_url(srv), *colon = strrchr(url, ':');
+  where = addr;
+  where.sin_port = htons((uint16_t)atoi(colon + 1));
+}
+
+/* Sends req and reads the answer (at most cap bytes, 5 s). */
+static size_t exchange(const char *req, size_t n, char *out, size_t cap) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&where, sizeof where)) fail("cannot connect", "");
+  size_t sent = 0, got = 0;
+  while (sent < n) {
+    ssize_t w = send(fd, req + sent, n - sent, MSG_NOSIGNAL);
+    if (w <= 0) break; /* the server may close on a malformed head */
+    sent += (size_t)w;
+  }
+  ssize_t r;
+  while (got < cap && (r = recv(fd, out + got, cap - got, 0)) > 0) got += (size_t)r;
+  close(fd);
+  return got;
+}
+
+/* The next NUL-separated field of the input. */
+static const char *field(const uint8_t **p, const uint8_t *end, size_t *len) {
+  const uint8_t *s = *p, *z = memchr(s, 0, (size_t)(end - s));
+  *len = (size_t)((z ? z : end) - s);
+  *p = z ? z + 1 : end;
+  return (const char *)s;
+}
+
+static void check_log(void) {
+  static const char get[] = "GET /_sluice/log HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  static char out[1 << 20];
+  size_t n = exchange(get, sizeof get - 1, out, sizeof out - 1);
+  out[n] = '\0';
+  const char *body = strstr(out, "\r\n\r\n");
+  if (strncmp(out, "HTTP/1.1 200", 12) != 0 || !body) fail("the log is not answered", out);
+  json_t *j = json_loads(body + 4, 0, NULL);
+  if (!json_is_array(j)) fail("the log is not a JSON array", body + 4);
+  json_decref(j);
+}
+
+/* The streaming scan of a body reads what jansson reads from it, when it
+ * is a JSON object: the last top-level "model" string and "stream" flag. */
+static void check_scan(const char *body, size_t n) {
+  wire_scan s;
+  wire_scan_init(&s);
+  for (size_t i = 0; i < n; i += 7) wire_scan_feed(&s, body + i, n - i < 7 ? n - i : 7);
+  json_t *j = json_loadb(body, n, 0, NULL);
+  if (!json_is_object(j)) {
+    json_decref(j);
+    return;
+  }
+  json_t *m = json_object_get(j, "model"), *st = json_object_get(j, "stream");
+  char want[256] = "";
+  if (json_is_string(m)) {
+    size_t k = wire_utf8_cut(json_string_value(m), json_string_length(m), sizeof want - 1);
+    memcpy(want, json_string_value(m), k);
+    want[k] = '\0';
+  }
+  if (json_is_string(m) != s.has_model || strcmp(want, s.model) != 0)
+    fail("the scanned model differs from jansson's", s.model);
+  int flag = json_is_true(st) ? 1 : json_is_false(st) ? 0 : -1;
+  if (flag != s.stream) fail("the scanned stream flag differs from jansson's", body);
+  json_decref(j);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!srv) start();
+  const uint8_t *p = data, *end = data + size;
+  size_t ml, tl, hl;
+  const char *m = field(&p, end, &ml), *t = field(&p, end, &tl), *h = field(&p, end, &hl);
+  size_t bl = (size_t)(end - p);
+  check_scan((const char *)p, bl);
+  tbuf req = {0};
+  tbuf_xprintf(&req, "%.*s %.*s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n", (int)ml, m,
+               (int)tl, t);
+  for (size_t i = 0; i < hl; i++) tbuf_xadds(&req, h[i] == '\n' ? "\r\n" : (char[]){h[i], 0});
+  tbuf_xprintf(&req, "%sContent-Length: %zu\r\n\r\n", hl ? "\r\n" : "", bl);
+  tbuf_xadd(&req, p, bl);
+  static char out[1 << 16];
+  size_t n = exchange(req.p, req.n, out, sizeof out);
+  tbuf_free(&req);
+  if (n && (n < 12 || strncmp(out, "HTTP/1.", 7) != 0 || out[8] != ' ' || out[9] < '1' ||
+            out[9] > '5'))
+    fail("an answer without a status line", out);
+  check_log();
+  return 0;
+}
