@@ -395,6 +395,10 @@ size_t sb_describe(const sluice_event *ev, sb_field f[SB_MAX_FIELDS]) {
     put_type(&fs, "value");
     put(&fs, "value", SB_RAW, ev->data, ev->data_len, 0);
     put_bool(&fs, "truncated", !ev->complete);
+    if (ev->name_len) { /* valid JSON a reader with doubles cannot load */
+      put(&fs, "reason", SB_NAME, ev->name, ev->name_len, 0);
+      put_int(&fs, "offset", ev->offset);
+    }
     break;
   default: break;
   }

@@ -59,8 +59,12 @@ void sb_run(const sb_filter *b, size_t i, int *kind, size_t *n);
  * SB_BYTES fields are byte strings of the stream (a str when the caller fed
  * str, bytes when it fed bytes); SB_NAME fields are names (always a str).
  * The json filter's result is {"type": "value", "value": JSON text as
- * SB_RAW, "truncated": bool}: the protocol puts it beside the events, not
- * among them. */
+ * SB_RAW, "truncated": bool}, and when jansson cannot load that text (valid
+ * JSON: a number past a double, a NUL in a key, nesting past 2048) two more
+ * fields, "reason" (SB_NAME: number_overflow, nul_in_key, depth) and
+ * "offset" (SB_INT: the input byte of the first cause), which the protocol
+ * answers as "unloadable": {"reason", "offset"} in place of "value". The
+ * protocol puts the result beside the events, not among them. */
 enum { SB_BYTES, SB_NAME, SB_RAW, SB_INT, SB_BOOL, SB_NULL };
 #define SB_MAX_FIELDS 8
 typedef struct sb_field {
