@@ -106,7 +106,9 @@ Harmony = _kind("Harmony", """The gpt-oss (harmony) template parser: analysis to
 Monitor = _kind("Monitor", """Stops a generation caught in a loop, in runaway whitespace or at
     a length: Monitor(profile="seed"|"current", max_length=...); a {"type": "stop"} event.""")
 Json = _kind("Json", """The LLM JSON sanitizer: the repaired text on text, repairs as
-    events, the value in Output.value after finish (incremental=True: snapshots).""")
+    events, the value in Output.value after finish (incremental=True: snapshots). Valid
+    JSON that a reader with doubles cannot load (1e400, a NUL in a key, nesting past
+    2048) is kept, with Output.unloadable = {"reason": ..., "offset": ...}.""")
 Sse = _kind("Sse", """A server-sent event stream by the WHATWG rules: {"type": "event"}s.""")
 Ndjson = _kind("Ndjson", """JSON lines (Ollama's streams): a {"type": "record"} per line.""")
 Chunks = _kind("Chunks", """The .chunks.jsonl recording format: a record per line.""")
@@ -126,7 +128,7 @@ def _merge(parts):
     chans = [parts[0][i][:0].join(p[i] for p in parts) for i in range(5)]
     events = [e for p in parts for e in p.events]
     last = parts[-1]
-    return Output(chans + [events, last.value, last.truncated])
+    return Output(chans + [events, last.value, last.truncated, last.unloadable])
 
 
 def once(filter, data, **options):

@@ -28,6 +28,10 @@ class Output(tuple):
     """the json filter's value after finish (None otherwise, or for JSON null)"""
     truncated: Optional[bool]
     """the json filter's truncation flag after finish; None when there is no value"""
+    unloadable: Optional[Dict[str, Any]]
+    """valid JSON that a reader with doubles (jansson) cannot load: {"reason":
+    "number_overflow" | "nul_in_key" | "depth", "offset": input byte}; value is then
+    Python's reading (1e400 as inf; None past Python's depth); None otherwise"""
     def __init__(self, seq: Iterable[Any]) -> None: ...
 
 class Filter:

@@ -34,13 +34,15 @@ static PyStructSequence_Field output_fields[] = {
     {"events", "events in the filter protocol's form (dicts)"},
     {"value", "the json filter's value (after finish), else None"},
     {"truncated", "whether the json filter's input was cut short, else None"},
+    {"unloadable", "the json filter's value is valid JSON that a reader with doubles "
+                   "(jansson) cannot load: {\"reason\": str, \"offset\": int}, else None"},
     {NULL, NULL}};
 
 static PyStructSequence_Desc output_desc = {
     "sluice.Output",
     "What a filter released: each channel (str, or bytes when fed bytes), the events, and "
     "the json filter's value.",
-    output_fields, 8};
+    output_fields, 9};
 
 enum { MODE_UNSET, MODE_STR, MODE_BYTES };
 
@@ -160,9 +162,11 @@ static PyObject *output(FilterObject *self, int final) {
   PyObject *events = PyList_New(0), *value = Py_None, *truncated = Py_None;
   Py_INCREF(value);
   Py_INCREF(truncated);
+  Py_INCREF(Py_None);
   PyStructSequence_SET_ITEM(out, 5, events);
   PyStructSequence_SET_ITEM(out, 6, value);
   PyStructSequence_SET_ITEM(out, 7, truncated);
+  PyStructSequence_SET_ITEM(out, 8, Py_None);
   if (!events) goto fail;
   size_t nev = sb_event_count(self->b);
   for (size_t i = 0; i < nev; i++) {
@@ -172,7 +176,24 @@ static PyObject *output(FilterObject *self, int final) {
     size_t nf = sb_describe(&ev, f);
     if (nf == 0) continue;
     if (ev.type == SLUICE_EV_VALUE) { /* beside the events, as in the protocol */
-      PyObject *v = field_value(self, &f[1]);
+      /* unloadable (f[3] reason, f[4] offset): {"reason": ..., "offset": ...},
+       * and the value as Python's json reads it (1e400 is inf), or None when
+       * it nests deeper than Python's json module reads */
+      PyObject *v;
+      if (nf == 5) {
+        PyObject *u = Py_BuildValue("{s:N,s:N}", "reason", field_value(self, &f[3]), "offset",
+                                    field_value(self, &f[4]));
+        if (!u) goto fail;
+        Py_DECREF(PyTuple_GET_ITEM(out, 8));
+        PyStructSequence_SET_ITEM(out, 8, u);
+        v = json_value(self, f[1].p, f[1].n);
+        if (!v && PyErr_ExceptionMatches(error_type)) {
+          PyErr_Clear();
+          v = Py_None;
+          Py_INCREF(v);
+        }
+      } else
+        v = field_value(self, &f[1]);
       if (!v) goto fail;
       Py_DECREF(PyTuple_GET_ITEM(out, 6));
       PyStructSequence_SET_ITEM(out, 6, v);
