@@ -29,7 +29,12 @@ export type Event<B = string> =
   | { type: 'piece'; offset: number; t: number | null; data: B }
   | { type: 'meta'; name: B; data: B };
 
-/** What a call released. value and truncated: the json filter's result, after finish. */
+/** Valid JSON that a reader with doubles (jansson) cannot load: why, and the input byte of the first cause. */
+export interface Unloadable { reason: 'number_overflow' | 'nul_in_key' | 'depth' | string; offset: number }
+
+/** What a call released. value and truncated: the json filter's result, after finish;
+ * unloadable when that value is valid JSON a reader with doubles cannot load (value is
+ * then JSON.parse's reading: 1e400 is Infinity). */
 export interface Output<B = string> {
   text: B;
   thought: B;
@@ -39,13 +44,14 @@ export interface Output<B = string> {
   events: Event<B>[];
   value?: unknown;
   truncated?: boolean;
+  unloadable?: Unloadable;
 }
 
 /** A call's output in the order it came. */
 export type Part<B = string> =
   | { type: Channel; text: B }
   | { type: 'event'; event: Event<B> }
-  | { type: 'value'; value: unknown; truncated: boolean };
+  | { type: 'value'; value: unknown; truncated: boolean; unloadable?: Unloadable };
 
 /** A filter failed: status is the protocol's name, offset the input byte where it happened. */
 export declare class SluiceError extends Error {

@@ -147,7 +147,10 @@ export class Filter {
     }
   }
 
-  // Event i of the last call, in the protocol's form.
+  // Event i of the last call, in the protocol's form. The json filter's
+  // value event adds reason and offset when its text is valid JSON that a
+  // reader with doubles (jansson) cannot load; JSON.parse reads it all the
+  // same (1e400 as Infinity).
   #event(i) {
     const n = wasm.sw_event(this.#h, i);
     const w = words(), m = bytes();
@@ -173,6 +176,7 @@ export class Filter {
       if (ev.type === 'value') { // beside the events, as in the protocol
         out.value = ev.value;
         out.truncated = ev.truncated;
+        if ('reason' in ev) out.unloadable = unloadable(ev);
       } else out.events.push(ev);
     }
     return out;
@@ -204,7 +208,11 @@ export class Filter {
         if (rest) parts.push({ type: CHANNELS[c], text: rest });
       }
     }
-    if (value) parts.push({ type: 'value', value: value.value, truncated: value.truncated });
+    if (value) {
+      const part = { type: 'value', value: value.value, truncated: value.truncated };
+      if ('reason' in value) part.unloadable = unloadable(value);
+      parts.push(part);
+    }
     return parts;
   }
 
@@ -256,6 +264,9 @@ export const Pipeline = kind('pipeline');
 export const Detect = kind('detect');
 export const Capture = kind('capture');
 
+// The json value's mark: {reason, offset}.
+function unloadable(ev) { return { reason: ev.reason, offset: ev.offset }; }
+
 function join(parts) {
   if (parts.length && typeof parts[0] !== 'string') {
     const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -280,6 +291,7 @@ export function once(filter, input, options) {
     if ('truncated' in b) {
       out.value = b.value;
       out.truncated = b.truncated;
+      if (b.unloadable) out.unloadable = b.unloadable;
     }
     return out;
   } finally {
