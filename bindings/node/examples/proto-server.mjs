@@ -90,7 +90,10 @@ class Served {
     for (const ch of CHANNELS) answer[ch] = toBinary(out[ch]);
     this.text.push(out.text);
     answer.events = out.events.map(eventOut);
-    if ('truncated' in out) { // the json filter's value (which may be null)
+    if (out.unloadable) { // valid JSON jansson cannot load: the mark, no value
+      answer.unloadable = out.unloadable;
+      answer.truncated = out.truncated;
+    } else if ('truncated' in out) { // the json filter's value (which may be null)
       if (depth(out.value) + 1 > JANSSON_DEPTH) {
         throw new FilterError('invalid_json', 'the value nests deeper than jansson reads', this.filter.fed);
       }

@@ -73,7 +73,9 @@ class Served:
             raise FilterError(e.status, e.message, e.offset)
         answer = {ch: getattr(out, ch) for ch in sluice.CHANNELS}
         answer["events"] = [_bytes_fields(e) for e in out.events]
-        if out.truncated is not None:  # the json filter's value (which may be null)
+        if out.unloadable is not None:  # valid JSON jansson cannot load: the mark, no value
+            answer["unloadable"], answer["truncated"] = out.unloadable, out.truncated
+        elif out.truncated is not None:  # the json filter's value (which may be null)
             if _depth(out.value) + 1 > JANSSON_DEPTH:
                 raise FilterError("invalid_json", "the value nests deeper than jansson reads",
                                   self.filter.fed)
