@@ -156,6 +156,23 @@ test('json: value, truncation and repairs', () => {
   assert.equal(Object.is(once(new Json(), '-0.0').value, -0), true);
 });
 
+test('json: valid JSON jansson cannot load is kept and marked unloadable', () => {
+  const r = once(new Json(), 'x [1, -1e400]');
+  assert.deepEqual(r.unloadable, { reason: 'number_overflow', offset: 6 });
+  assert.deepEqual([r.value, r.truncated, r.text], [[1, -Infinity], false, '[1,-1e400]']);
+  const k = once(new Json(), '{"a\\u0000b": 1, "c": [1e400');
+  assert.deepEqual(k.unloadable, { reason: 'nul_in_key', offset: 3 });
+  assert.deepEqual([k.value, k.truncated], [{ 'a\u0000b': 1, c: [Infinity] }, true]);
+  const d = once(new Json({ max_depth: 0 }), '['.repeat(2100) + ']'.repeat(2100));
+  assert.deepEqual(d.unloadable, { reason: 'depth', offset: 2048 });
+  assert.equal('unloadable' in once(new Json(), '[1e300, 1e-400]'), false);
+  const f = new Json();
+  assert.equal('unloadable' in f.feed('[1e4'), false);
+  const parts = [...f.feedParts('00]'), ...f.finishParts()];
+  assert.deepEqual(parts.at(-1), { type: 'value', value: [Infinity], truncated: false,
+    unloadable: { reason: 'number_overflow', offset: 1 } });
+});
+
 test('harmony, monitor and clean', () => {
   const h = once(new Harmony(), '<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>final<|message|>hi');
   assert.equal(h.thought, 'hmm');

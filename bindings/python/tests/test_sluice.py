@@ -261,6 +261,24 @@ class OtherFiltersTest(unittest.TestCase):
         r = sluice.once(sluice.Json(incremental=True), '[1, 2]')
         self.assertTrue(any(e["type"] == "snapshot" for e in r.events))
 
+    def test_json_unloadable_mark(self):
+        # valid JSON a reader with doubles cannot load: kept, and marked
+        r = sluice.once(sluice.Json(), 'x [1, -1e400]')
+        self.assertEqual(r.unloadable, {"reason": "number_overflow", "offset": 6})
+        self.assertEqual((r.value, r.truncated), ([1, float("-inf")], False))
+        self.assertEqual(r.text, "[1,-1e400]")
+        r = sluice.once(sluice.Json(), b'{"a\\u0000b": 1, "c": [1e400')
+        self.assertEqual(r.unloadable, {"reason": "nul_in_key", "offset": 3})
+        self.assertEqual((r.value, r.truncated), ({"a\x00b": 1, "c": [float("inf")]}, True))
+        r = sluice.once(sluice.Json(max_depth=0), "[" * 2100 + "]" * 2100)
+        self.assertEqual(r.unloadable, {"reason": "depth", "offset": 2048})
+        self.assertIsNone(sluice.once(sluice.Json(), "[1e300, 1e-400]").unloadable)
+        # each chunking marks the same byte, on the finishing call only
+        f = sluice.Json()
+        outs = [f.feed(c) for c in ("[1e4", "00]")] + [f.finish()]
+        self.assertEqual([o.unloadable for o in outs],
+                         [None, None, {"reason": "number_overflow", "offset": 1}])
+
     def test_deep_values_as_deep_as_the_library_allows(self):
         value, _ = sluice.sanitize_json("[" * 2040 + "]" * 2040)
         depth = 0
