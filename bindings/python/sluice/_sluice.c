@@ -42,7 +42,7 @@ static PyStructSequence_Desc output_desc = {
     "sluice.Output",
     "What a filter released: each channel (str, or bytes when fed bytes), the events, and "
     "the json filter's value.",
-    output_fields, 9};
+    output_fields, 8}; /* unloadable by name only: an Output is still the 8-tuple it was */
 
 enum { MODE_UNSET, MODE_STR, MODE_BYTES };
 

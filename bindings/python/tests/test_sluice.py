@@ -273,6 +273,9 @@ class OtherFiltersTest(unittest.TestCase):
         r = sluice.once(sluice.Json(max_depth=0), "[" * 2100 + "]" * 2100)
         self.assertEqual(r.unloadable, {"reason": "depth", "offset": 2048})
         self.assertIsNone(sluice.once(sluice.Json(), "[1e300, 1e-400]").unloadable)
+        # by name only: an Output is still the 8-tuple it was
+        self.assertEqual(len(r), 8)
+        self.assertIsNone(sluice.Output(("", "", "", "", "", [], None, None)).unloadable)
         # each chunking marks the same byte, on the finishing call only
         f = sluice.Json()
         outs = [f.feed(c) for c in ("[1e4", "00]")] + [f.finish()]
