@@ -19,7 +19,9 @@
 //
 // feed() and finish() return an object of channels (text, thought, other,
 // markup, dropped; missing ones are empty) and optionally `events` (an array
-// of event objects, FORMAT.md), or a Promise of one (requests are still
+// of event objects, FORMAT.md; a json filter's finish() adds value and
+// truncated, or unloadable ({reason, offset}) in place of value for valid
+// JSON a reader with doubles cannot load), or a Promise of one (requests are still
 // served one at a time, in order). Throw Unsupported for what you do not
 // implement (the case counts as skipped), BadOption for a bad option, or
 // FilterError(code, message, offset) for a filter error.
@@ -42,6 +44,9 @@ import { StringDecoder } from 'node:string_decoder';
 
 const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
 const FIELDS = [...CHANNELS, 'events', 'value', 'truncated'];
+// The json filter's result: value, or unloadable in its place (expressed
+// with 'value').
+const RESULT = ['value', 'unloadable', 'truncated'];
 
 export class FilterError extends Error {
   constructor(code, message, offset = 0) {
@@ -88,8 +93,9 @@ class Session {
     return this.valueFields(out, r);
   }
   valueFields(out, r) {
-    if ('value' in r && this.fields.has('value')) out.value = r.value;
-    if ('truncated' in r && this.fields.has('truncated')) out.truncated = r.truncated;
+    for (const k of RESULT) {
+      if (k in r && this.fields.has(k === 'unloadable' ? 'value' : k)) out[k] = r[k];
+    }
     return this.expresses(out);
   }
   expresses(out) {
@@ -108,8 +114,7 @@ class Session {
     const end = (await this.filter.finish()) || {};
     for (const ch of CHANNELS) if (end[ch]) released[ch] = (released[ch] || '') + end[ch];
     released.events = [...(released.events || []), ...(end.events || [])];
-    if ('value' in end) released.value = end.value;
-    if ('truncated' in end) released.truncated = end.truncated;
+    for (const k of RESULT) if (k in end) released[k] = end[k];
     return this.answer(released);
   }
 }
@@ -145,8 +150,7 @@ async function serveLine(filters, line) {
       total[ch] = Buffer.concat([total[ch] || Buffer.alloc(0), b]);
     }
     if (part.events) total.events = [...(total.events || []), ...part.events];
-    if ('value' in part) total.value = part.value;
-    if ('truncated' in part) total.truncated = part.truncated;
+    for (const k of RESULT) if (k in part) total[k] = part[k];
   };
   let at = chunks.length ? 0 : 'finish';
   let part, session;
@@ -171,8 +175,7 @@ async function serveLine(filters, line) {
   const out = { ok: true };
   for (const ch of CHANNELS) if (ch in total) bytesField(out, ch, total[ch]);
   if (total.events) out.events = total.events;
-  if ('value' in total) out.value = total.value;
-  if ('truncated' in total) out.truncated = total.truncated;
+  for (const k of RESULT) if (k in total) out[k] = total[k];
   write({ id, ...session.expresses(out) });
 }
 

@@ -20,7 +20,9 @@ line, errors. You write the filter:
 
 feed() and finish() return a dict of channels ("text", "thought", "other",
 "markup", "dropped"; missing ones are empty) and optionally "events" (a list
-of event dicts, FORMAT.md). Raise Unsupported for what you do not
+of event dicts, FORMAT.md); a json filter's finish() adds "value" and
+"truncated", or "unloadable" ({"reason", "offset"}) in place of "value" for
+valid JSON a reader with doubles cannot load. Raise Unsupported for what you do not
 implement (the case counts as skipped), BadOption for a bad option, or
 FilterError(code, message, offset) for a filter error.
 
@@ -45,6 +47,10 @@ import sys
 
 CHANNELS = ("text", "thought", "other", "markup", "dropped")
 FIELDS = CHANNELS + ("events", "value", "truncated")
+# The json filter's result: "value", or "unloadable" in its place (valid JSON
+# a reader with doubles cannot load: {"reason": ..., "offset": ...}), which
+# is expressed with "value".
+RESULT = ("value", "unloadable", "truncated")
 
 
 class FilterError(Exception):
@@ -102,8 +108,8 @@ class _Session:
                 _bytes_field(out, ch, _as_bytes(released.get(ch, b"" if self.binary else ""), self.binary))
         if "events" in self.fields:
             out["events"] = [_event(e, self.binary) for e in released.get("events", [])]
-        for k in ("value", "truncated"):
-            if k in released and k in self.fields:
+        for k in RESULT:
+            if k in released and ("value" if k == "unloadable" else k) in self.fields:
                 out[k] = released[k]
         return self.expresses(out)
 
@@ -128,7 +134,7 @@ class _Session:
             if ch in end:
                 released[ch] = released.get(ch, b"" if self.binary else "") + end[ch]
         released["events"] = list(released.get("events", [])) + list(end.get("events", []))
-        for k in ("value", "truncated"):
+        for k in RESULT:
             if k in end:
                 released[k] = end[k]
         return self._answer(released)
@@ -143,7 +149,7 @@ def _merge(total, part):
         total[ch] = total.get(ch, b"") + data
     if "events" in part:
         total.setdefault("events", []).extend(part["events"])
-    for k in ("value", "truncated"):
+    for k in RESULT:
         if k in part:
             total[k] = part[k]
 
@@ -208,7 +214,7 @@ def _serve_line(filters, line):
             _bytes_field(out, ch, total[ch])
     if "events" in total:
         out["events"] = total["events"]
-    for k in ("value", "truncated"):
+    for k in RESULT:
         if k in total:
             out[k] = total[k]
     _write(dict(id=rid, **session.expresses(out)))
