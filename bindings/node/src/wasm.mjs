@@ -69,9 +69,17 @@ export function scratchFor(n) {
   return scratch;
 }
 
+// What put() did with the last chunk: where its bytes are, and whether it
+// was a string whose UTF-8 decodes back to that same string (it had no lone
+// surrogate, which becomes U+FFFD): a result with just those bytes can then
+// be the string itself, with no decoding and no new string.
+export let putAt = 0;
+export let putString = null;
+
 // A short string as UTF-8 at m[p..]: the bytes written. What
 // TextEncoder does (a lone surrogate is U+FFFD), without its cost per call,
-// which is most of a call at a few bytes.
+// which is most of a call at a few bytes. putString is null after a lone
+// surrogate.
 function encodeShort(str, m, p) {
   let at = p;
   for (let i = 0; i < str.length; i++) {
@@ -93,6 +101,7 @@ function encodeShort(str, m, p) {
           continue;
         }
         c = 0xfffd;
+        putString = null;
       }
       m[at++] = 0xe0 | (c >> 12);
       m[at++] = 0x80 | ((c >> 6) & 0x3f);
@@ -102,21 +111,26 @@ function encodeShort(str, m, p) {
   return at - p;
 }
 
-// Copies a chunk (a string as UTF-8, or bytes) into the scratch block:
-// [pointer, length].
+// Copies a chunk (a string as UTF-8, or bytes) into the scratch block, at
+// putAt: its length. A few bytes are copied in a loop, cheaper than set()
+// or encodeInto() at that size.
 export function put(chunk) {
+  putString = null;
   if (typeof chunk === 'string') {
     const room = chunk.length * 3;
-    const p = scratchFor(room);
-    if (chunk.length <= 32) return [p, encodeShort(chunk, bytes(), p)];
-    const { written } = encoder.encodeInto(chunk, bytes().subarray(p, p + room));
-    return [p, written];
+    const p = (putAt = scratchFor(room));
+    if (chunk.length > 32) return encoder.encodeInto(chunk, bytes().subarray(p, p + room)).written;
+    putString = chunk;
+    return encodeShort(chunk, bytes(), p);
   }
   const view = chunk instanceof Uint8Array ? chunk
     : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  const p = scratchFor(view.length);
-  bytes().set(view, p);
-  return [p, view.length];
+  const n = view.length;
+  const p = (putAt = scratchFor(n));
+  const m = bytes();
+  if (n <= 32) for (let i = 0; i < n; i++) m[p + i] = view[i];
+  else m.set(view, p);
+  return n;
 }
 
 // A C string for a call (freed by the caller with wasm.sw_free).

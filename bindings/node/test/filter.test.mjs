@@ -81,6 +81,18 @@ test('a character the library releases in two calls comes out whole, in string r
   assert.deepEqual([...lines.slice(0, 2).map((l) => g.feed(l).text), g.finish().text], ['', '', '\ufffd']);
 });
 
+test('a lone surrogate is U+FFFD, as TextEncoder makes it, in short and long chunks', () => {
+  const f = new Think();
+  // short chunks take a path of their own (a result that is all the
+  // input is the input string): a lone surrogate must not get through it
+  assert.deepEqual(['a\ud800', '\udc00b', 'c\ud83d\ude00', '\ud83d', '\ude00'].map((c) => f.feed(c).text),
+    ['a\ufffd', '\ufffdb', 'c\ud83d\ude00', '\ufffd', '\ufffd']);
+  const long = 'x'.repeat(40);
+  assert.equal(f.feed(long + '\udfff').text, long + '\ufffd');
+  assert.equal(f.feed('<think>\ud800</think>').thought, '\ufffd');
+  f.free();
+});
+
 test('strings and bytes do not mix in one filter', () => {
   const f = new Think();
   f.feed('a');
