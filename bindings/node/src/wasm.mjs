@@ -45,7 +45,9 @@ export function words() {
   return u32;
 }
 
-const utf8 = new TextDecoder('utf-8');
+// ignoreBOM: a result that starts with U+FEFF keeps it (the decoder drops it
+// by default, and shorter results, decoded by decodeShort, kept it)
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 // A NUL-terminated string of linear memory (names and messages: UTF-8).

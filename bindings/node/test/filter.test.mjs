@@ -93,6 +93,13 @@ test('a lone surrogate is U+FFFD, as TextEncoder makes it, in short and long chu
   f.free();
 });
 
+test('a result that starts with U+FEFF keeps it, short or long', () => {
+  const f = new Think();
+  const long = 'x'.repeat(40);
+  assert.deepEqual(['\ufeffa', '\ufeff' + long].map((c) => f.feed(c).text), ['\ufeffa', '\ufeff' + long]);
+  f.free();
+});
+
 test('strings and bytes do not mix in one filter', () => {
   const f = new Think();
   f.feed('a');
