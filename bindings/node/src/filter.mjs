@@ -325,4 +325,16 @@ export function once(filter, input, options) {
   }
 }
 
+/** The JSON value an LLM meant (Python's sanitize_json): {value, repairs},
+ * repairs being the {type: 'repair', kind, offset} events in the order made,
+ * and unloadable ({reason, offset}) when the text is valid JSON that a
+ * reader with doubles cannot load (value is then JSON.parse's reading).
+ * Throws SluiceError ('empty', 'no_json', ...) when there is no value. */
+export function sanitizeJson(text, options) {
+  const r = once(new Json(options), text);
+  const out = { value: r.value, repairs: r.events.filter((e) => e.type === 'repair') };
+  if (r.unloadable) out.unloadable = r.unloadable;
+  return out;
+}
+
 export const version = cString(wasm.sw_version());

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  Filter, Think, Harmony, Monitor, Json, Provider, Pipeline, Clean, once, SluiceError, CHANNELS, version,
+  Filter, Think, Harmony, Monitor, Json, Provider, Pipeline, Clean, once, sanitizeJson, SluiceError, CHANNELS,
+  version,
 } from '../index.mjs';
 
 const CAPTURES = new URL('../../../corpus/captures/', import.meta.url);
@@ -190,6 +191,19 @@ test('json: valid JSON jansson cannot load is kept and marked unloadable', () =>
   const parts = [...f.feedParts('00]'), ...f.finishParts()];
   assert.deepEqual(parts.at(-1), { type: 'value', value: [Infinity], truncated: false,
     unloadable: { reason: 'number_overflow', offset: 1 } });
+});
+
+test('sanitizeJson: the value, its repairs, and the unloadable mark', () => {
+  const r = sanitizeJson("Sure! ```json\n{'a': [1, 2,], b: True}\n```");
+  assert.deepEqual(r.value, { a: [1, 2], b: true });
+  assert.ok(r.repairs.length && r.repairs.every((e) => e.type === 'repair'));
+  assert.equal('unloadable' in r, false);
+  // valid JSON jansson cannot load: kept, and marked
+  assert.deepEqual(sanitizeJson('{"a\\u0000b":1}'),
+    { value: { 'a\u0000b': 1 }, repairs: [], unloadable: { reason: 'nul_in_key', offset: 3 } });
+  assert.deepEqual(sanitizeJson(enc.encode('[1e400]')),
+    { value: [Infinity], repairs: [], unloadable: { reason: 'number_overflow', offset: 1 } });
+  assert.throws(() => sanitizeJson('no value here'), (e) => e instanceof SluiceError && e.status === 'no_json');
 });
 
 test('harmony, monitor and clean', () => {
