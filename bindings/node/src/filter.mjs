@@ -9,8 +9,9 @@
 // (Uint8Array) it returns Uint8Array. A JavaScript string cannot hold bytes
 // that are not UTF-8: when a model's output may have them and they matter,
 // feed bytes. In string results such bytes are U+FFFD.
-import { wasm, bytes, words, cString, put, putAt, putString, newCString, decodeShort, scratchFor, utf8 }
-  from './wasm.mjs';
+import {
+  wasm, bytes, words, cString, put, putAt, putString, putWhole, newCString, decodeShort, scratchFor, utf8,
+} from './wasm.mjs';
 
 export const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
 const RUN_EVENT = 5;
@@ -48,7 +49,7 @@ function nameString(name) {
 
 const EMPTY = new Uint8Array(0);
 
-// Whether m[a..a+n) and m[b..b+n) hold the same bytes (n is small).
+// Whether m[a..a+n) and m[b..b+n) hold the same bytes.
 function same(m, a, b, n) {
   for (let i = 0; i < n; i++) if (m[a + i] !== m[b + i]) return false;
   return true;
@@ -73,8 +74,8 @@ export class Filter {
   #pending = [null, null, null, null, null];
   #npending = 0;
   #name;
-  // the string this call was fed, when its UTF-8 decodes back to it
-  // (putString), and that UTF-8's length
+  // the string this call was fed while it may decode back to itself
+  // (putString, putWhole()), and its UTF-8's length
   #in = null;
   #inLen = 0;
 
@@ -125,7 +126,7 @@ export class Filter {
   #channel(c, p, n, final) {
     if (this.#binary) return n ? bytes().slice(p, p + n) : EMPTY;
     const pending = this.#pending[c];
-    if (!pending && n === this.#inLen && this.#in !== null && same(bytes(), p, putAt, n)) {
+    if (!pending && n === this.#inLen && this.#in !== null && same(bytes(), p, putAt, n) && putWhole()) {
       // the common case at small chunks: all the input went to one channel
       return this.#in;
     }

@@ -71,12 +71,25 @@ export function scratchFor(n) {
   return scratch;
 }
 
-// What put() did with the last chunk: where its bytes are, and whether it
-// was a string whose UTF-8 decodes back to that same string (it had no lone
-// surrogate, which becomes U+FFFD): a result with just those bytes can then
-// be the string itself, with no decoding and no new string.
+// What put() did with the last chunk: where its bytes are, and when it was
+// a string, that string (a result with just those bytes can be the string
+// itself, with no decoding and no new string) while it is not known to have
+// a lone surrogate (which becomes U+FFFD, so that its UTF-8 does not decode
+// back to it): encodeShort tells for a short one, putWhole() on demand for
+// a long one.
 export let putAt = 0;
 export let putString = null;
+let putChecked = false;
+
+/** Whether putString's UTF-8 decodes back to it. */
+export function putWhole() {
+  if (!putChecked) {
+    putChecked = true;
+    // without isWellFormed (browsers before 2023), no: results are decoded
+    if (putString !== null && !(putString.isWellFormed ? putString.isWellFormed() : false)) putString = null;
+  }
+  return putString !== null;
+}
 
 // A short string as UTF-8 at m[p..]: the bytes written. What
 // TextEncoder does (a lone surrogate is U+FFFD), without its cost per call,
@@ -121,8 +134,9 @@ export function put(chunk) {
   if (typeof chunk === 'string') {
     const room = chunk.length * 3;
     const p = (putAt = scratchFor(room));
-    if (chunk.length > 32) return encoder.encodeInto(chunk, bytes().subarray(p, p + room)).written;
     putString = chunk;
+    putChecked = chunk.length <= 32;
+    if (!putChecked) return encoder.encodeInto(chunk, bytes().subarray(p, p + room)).written;
     return encodeShort(chunk, bytes(), p);
   }
   const view = chunk instanceof Uint8Array ? chunk
@@ -147,10 +161,11 @@ export function newCString(s) {
 }
 
 // Well-formed UTF-8 at m[a..b) as a string, for short runs, where
-// TextDecoder's cost per call is most of the work; null when the bytes are
-// not well-formed (TextDecoder then decides what replaces them).
+// TextDecoder's cost per call is most of the work (up to some 12 bytes:
+// beyond, TextDecoder is the faster); null when the bytes are longer or not
+// well-formed (TextDecoder then decides what replaces them).
 export function decodeShort(m, a, b) {
-  if (b - a > 32) return null;
+  if (b - a > 12) return null;
   let s = '';
   for (let i = a; i < b;) {
     const c = m[i];
