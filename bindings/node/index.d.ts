@@ -125,6 +125,16 @@ export declare class Capture extends Filter { constructor(options?: Options); }
 export declare function once(filter: Filter | string, input: string, options?: Options): Output<string>;
 export declare function once(filter: Filter | string, input: Uint8Array | ArrayBufferView, options?: Options): Output<Uint8Array>;
 
+/** sanitizeJson's result: the value, the repairs made, and the unloadable mark. */
+export interface Sanitized {
+  value: unknown;
+  repairs: Extract<Event, { type: 'repair' }>[];
+  unloadable?: Unloadable;
+}
+/** The JSON value an LLM meant (the json filter over the whole text); throws SluiceError
+ * ('empty', 'no_json', ...) when there is none. */
+export declare function sanitizeJson(text: string | Uint8Array | ArrayBufferView, options?: Options): Sanitized;
+
 /** A filter as a TransformStream from text (or bytes) to parts, in order. */
 export declare class FilterStream<B = string> extends TransformStream<Chunk, Part<B>> {
   constructor(name: string, options?: Options);

@@ -3,7 +3,7 @@
 // types.
 export {
   Filter, Think, Clean, Harmony, Monitor, Json, Sse, Ndjson, Chunks, Provider, Pipeline, Detect,
-  Capture, once, SluiceError, CHANNELS, version,
+  Capture, once, sanitizeJson, SluiceError, CHANNELS, version,
 } from './src/filter.mjs';
 export {
   FilterStream, ThinkStream, CleanStream, HarmonyStream, MonitorStream, JsonStream, SseStream,

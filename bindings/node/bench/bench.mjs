@@ -7,8 +7,11 @@
 // 3 KiB, as `sluice bench think`'s), cut into chunks of 4, 64 and 65536
 // bytes and decoded to strings before any timing. Rows, MB/s on the
 // process's CPU clock (process.cpuUsage, medians of --reps runs after a
-// warm-up), and the CPU time of the AI SDK's middleware over each row's
-// (x faster):
+// warm-up of at least a second of CPU per row: V8 compiles a hot function
+// again as it learns it, and one warm-up run of 0.25 MiB left the first
+// rows measured half-compiled), and the CPU time of the AI SDK's middleware
+// over each row's (x faster). The timed runs count the output's characters;
+// the first run keeps and checks it:
 //   sluice Think.feed         the WebAssembly think filter, a feed per chunk
 //   sluice Think.feed bytes   the same fed Uint8Array chunks (the UTF-8 the network gave)
 //   sluice middleware         sluiceReasoningMiddleware through wrapStream: the
@@ -18,7 +21,8 @@
 //   ... per turn              both middlewares, one chunk per turn of the event
 //                             loop (what a network gives; `sluice bench peers`
 //                             drives the AI SDK so), and the turn alone
-// Every row's text and reasoning are checked against the filter's once().
+// Every row's text and reasoning are checked against the filter's once()
+// (the bytes row: their lengths).
 import { createRequire } from 'node:module';
 import { Think, once, sluiceReasoningMiddleware } from '../index.mjs';
 
@@ -69,18 +73,37 @@ function cut(chunk) {
 }
 const expect = once(new Think({ tags: ['think'] }), bytes.toString());
 
-// ---- the runs: each returns [text, reasoning] ----
-function filterRun(chunks) {
-  const f = new Think({ tags: ['think'] });
+// ---- the runs: each returns its output(keep).result() ----
+
+// What a run keeps of its output: all of it in the first run, which is
+// checked; its length in the timed runs, which so time the implementations
+// and not the joining of a string per chunk (some 65 ns a string here, a
+// third of a filter call at 4-byte chunks).
+function output(keep) {
   const text = [], thought = [];
+  let length = 0;
+  return {
+    add(isText, s) {
+      if (keep) (isText ? text : thought).push(s);
+      else length += s.length;
+    },
+    result: () => (keep ? [text.join(''), thought.join('')] : length),
+  };
+}
+
+function filterRun(chunks, keep) {
+  const f = new Think({ tags: ['think'] });
+  const out = output(keep);
   for (const c of chunks) {
     const o = f.feed(c);
-    text.push(o.text);
-    thought.push(o.thought);
+    if (o.text) out.add(true, o.text);
+    if (o.thought) out.add(false, o.thought);
   }
   const o = f.finish();
+  out.add(true, o.text);
+  out.add(false, o.thought);
   f.free();
-  return [text.join('') + o.text, thought.join('') + o.thought];
+  return out.result();
 }
 
 function filterBytesRun(chunks) {
@@ -101,7 +124,7 @@ const modelParts = (chunks) => [{ type: 'text-start', id: 't' },
 // The model's parts pulled as the wrapped stream is read to its end (a
 // source that enqueues them all up front is several times slower in Node's
 // web streams, for every middleware alike).
-async function middlewareRun(middleware, chunks) {
+async function middlewareRun(middleware, chunks, keep) {
   const parts = modelParts(chunks);
   let next = 0;
   const { stream } = await middleware.wrapStream({
@@ -110,30 +133,30 @@ async function middlewareRun(middleware, chunks) {
     }),
     params: {},
   });
-  const text = [], thought = [];
+  const out = output(keep);
   const reader = stream.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (value.type === 'text-delta') text.push(value.delta);
-    else if (value.type === 'reasoning-delta') thought.push(value.delta);
+    if (value.type === 'text-delta') out.add(true, value.delta);
+    else if (value.type === 'reasoning-delta') out.add(false, value.delta);
   }
-  return [text.join(''), thought.join('')];
+  return out.result();
 }
 
 // One chunk per turn of the event loop.
 const turn = () => new Promise((resolve) => setImmediate(resolve));
-async function perTurnRun(middleware, chunks) {
+async function perTurnRun(middleware, chunks, keep) {
   let controller;
   const { stream } = await middleware.wrapStream({
     doStream: async () => ({ stream: new ReadableStream({ start(c) { controller = c; } }) }),
     params: {},
   });
-  const text = [], thought = [];
+  const out = output(keep);
   const done = stream.pipeTo(new WritableStream({
     write(p) {
-      if (p.type === 'text-delta') text.push(p.delta);
-      else if (p.type === 'reasoning-delta') thought.push(p.delta);
+      if (p.type === 'text-delta') out.add(true, p.delta);
+      else if (p.type === 'reasoning-delta') out.add(false, p.delta);
     },
   }));
   for (const p of modelParts(chunks)) {
@@ -142,7 +165,7 @@ async function perTurnRun(middleware, chunks) {
   }
   controller.close();
   await done;
-  return [text.join(''), thought.join('')];
+  return out.result();
 }
 
 async function turnsAlone(chunks) {
@@ -151,11 +174,16 @@ async function turnsAlone(chunks) {
 }
 
 async function measure(run) {
-  let result = await run(); // warm-up, and the output checked
+  const result = await run(true); // the output checked
+  for (const t = process.cpuUsage(); ;) {
+    const d = process.cpuUsage(t);
+    if (d.user + d.system >= 1e6) break;
+    await run(false);
+  }
   const cpu = [];
   for (let i = 0; i < reps; i++) {
     const t = process.cpuUsage();
-    result = await run();
+    await run(false);
     const d = process.cpuUsage(t);
     cpu.push((d.user + d.system) / 1e6);
   }
@@ -172,12 +200,12 @@ for (const chunk of [4, 64, 65536]) {
   if (only && chunk !== only) continue;
   const { strings, raw } = cut(chunk);
   const rows = [
-    ['sluice Think.feed', () => filterRun(strings)],
+    ['sluice Think.feed', (keep) => filterRun(strings, keep)],
     ['sluice Think.feed bytes', () => filterBytesRun(raw)],
-    ['sluice middleware', () => middlewareRun(ours(), strings)],
-    ['ai-sdk middleware', () => middlewareRun(ai(), strings)],
-    ['sluice middleware, a turn per chunk', () => perTurnRun(ours(), strings)],
-    ['ai-sdk middleware, a turn per chunk', () => perTurnRun(ai(), strings)],
+    ['sluice middleware', (keep) => middlewareRun(ours(), strings, keep)],
+    ['ai-sdk middleware', (keep) => middlewareRun(ai(), strings, keep)],
+    ['sluice middleware, a turn per chunk', (keep) => perTurnRun(ours(), strings, keep)],
+    ['ai-sdk middleware, a turn per chunk', (keep) => perTurnRun(ai(), strings, keep)],
     ['(a turn per chunk alone)', () => turnsAlone(strings)],
   ];
   const measured = [];

@@ -9,7 +9,9 @@
 // (Uint8Array) it returns Uint8Array. A JavaScript string cannot hold bytes
 // that are not UTF-8: when a model's output may have them and they matter,
 // feed bytes. In string results such bytes are U+FFFD.
-import { wasm, bytes, words, cString, put, newCString, decodeShort, scratchFor, utf8 } from './wasm.mjs';
+import {
+  wasm, bytes, words, cString, put, putAt, putString, putWhole, newCString, decodeShort, scratchFor, utf8,
+} from './wasm.mjs';
 
 export const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
 const RUN_EVENT = 5;
@@ -47,6 +49,12 @@ function nameString(name) {
 
 const EMPTY = new Uint8Array(0);
 
+// Whether m[a..a+n) and m[b..b+n) hold the same bytes.
+function same(m, a, b, n) {
+  for (let i = 0; i < n; i++) if (m[a + i] !== m[b + i]) return false;
+  return true;
+}
+
 // Whether m[p..p+n) ends with a whole character (or is empty): the common
 // case, told without a call into the module; otherwise the library's rule
 // decides what waits.
@@ -61,17 +69,23 @@ function endsWhole(m, p, n) {
 export class Filter {
   #h;
   #binary = null; // decided by the first chunk: strings or bytes
-  // per channel, the bytes of a character not yet complete (string results)
+  // per channel, the bytes of a character not yet complete (string results),
+  // and how many channels have some: mostly none, told by one test
   #pending = [null, null, null, null, null];
+  #npending = 0;
   #name;
+  // the string this call was fed while it may decode back to itself
+  // (putString, putWhole()), and its UTF-8's length
+  #in = null;
+  #inLen = 0;
 
   /** new Filter('think', {tags: ['think']}): any filter by its protocol name. */
   constructor(name, options = {}) {
     // the library copies what it keeps of the options: their text goes
     // through the scratch block, no text at all for none
     const text = options && Object.keys(options).length ? JSON.stringify(options) : '';
-    const [o, olen] = text ? put(text) : [0, 0];
-    const h = wasm.sw_new(nameString(name), o, olen);
+    const olen = text ? put(text) : 0;
+    const h = wasm.sw_new(nameString(name), text ? putAt : 0, olen);
     if (!h) throw errorOf(0);
     this.#h = h;
     this.#name = name;
@@ -112,7 +126,12 @@ export class Filter {
   #channel(c, p, n, final) {
     if (this.#binary) return n ? bytes().slice(p, p + n) : EMPTY;
     const pending = this.#pending[c];
+    if (!pending && n === this.#inLen && this.#in !== null && same(bytes(), p, putAt, n) && putWhole()) {
+      // the common case at small chunks: all the input went to one channel
+      return this.#in;
+    }
     if (pending) { // rare: join it with this call's bytes in the scratch block
+      this.#in = null; // the input's bytes are overwritten
       const q = scratchFor(pending.length + n);
       const m = bytes();
       m.copyWithin(q + pending.length, p, p + n);
@@ -123,15 +142,13 @@ export class Filter {
     let m = bytes();
     const keep = final || endsWhole(m, p, n) ? 0 : wasm.sw_utf8_tail(p, n);
     m = bytes();
+    this.#npending += (keep ? 1 : 0) - (pending ? 1 : 0);
     this.#pending[c] = keep ? m.slice(p + n - keep, p + n) : null;
     return decodeShort(m, p, p + n - keep) ?? utf8.decode(m.subarray(p, p + n - keep));
   }
 
-  #ch(w, r, c, final) {
-    const n = w[r + 6 + c];
-    if (n === 0 && (this.#binary || !this.#pending[c])) return this.#binary ? EMPTY : '';
-    return this.#channel(c, w[r + 1 + c], n, final);
-  }
+  // Channel c of the call's result r.
+  #ch(w, r, c, final) { return this.#channel(c, w[r + 1 + c], w[r + 6 + c], final); }
 
   #field(w, at, m) {
     const kind = w[at + 1], p = w[at + 2], n = w[at + 3];
@@ -167,10 +184,17 @@ export class Filter {
 
   #output(r, final) {
     const w = words();
-    // one object shape for every result; an empty channel costs nothing
-    const out = { text: this.#ch(w, r, 0, final), thought: this.#ch(w, r, 1, final),
-      other: this.#ch(w, r, 2, final), markup: this.#ch(w, r, 3, final),
-      dropped: this.#ch(w, r, 4, final), events: [] };
+    const none = this.#binary ? EMPTY : '';
+    const all = this.#npending !== 0; // else an empty channel is none, with no call
+    // one object shape for every result
+    const out = {
+      text: all || w[r + 6] ? this.#ch(w, r, 0, final) : none,
+      thought: all || w[r + 7] ? this.#ch(w, r, 1, final) : none,
+      other: all || w[r + 8] ? this.#ch(w, r, 2, final) : none,
+      markup: all || w[r + 9] ? this.#ch(w, r, 3, final) : none,
+      dropped: all || w[r + 10] ? this.#ch(w, r, 4, final) : none,
+      events: [],
+    };
     for (let i = 0, n = w[r + 13]; i < n; i++) {
       const ev = this.#event(i);
       if (ev.type === 'value') { // beside the events, as in the protocol
@@ -203,7 +227,7 @@ export class Filter {
       }
     }
     if (final && !this.#binary) { // a character that never completed: U+FFFD
-      for (let c = 0; c < 5; c++) {
+      for (let c = 0; c < 5 && this.#npending; c++) {
         const rest = this.#pending[c] ? this.#channel(c, 0, 0, true) : '';
         if (rest) parts.push({ type: CHANNELS[c], text: rest });
       }
@@ -219,13 +243,16 @@ export class Filter {
   #feedRaw(chunk) {
     this.#open();
     this.#mode(chunk);
-    const [p, n] = put(chunk);
-    return this.#call(wasm.sw_feed(this.#h, p, n));
+    const n = put(chunk);
+    this.#in = putString;
+    this.#inLen = n;
+    return this.#call(wasm.sw_feed(this.#h, putAt, n));
   }
 
   #finishRaw() {
     this.#open();
     if (this.#binary === null) this.#binary = false;
+    this.#in = null;
     return this.#call(wasm.sw_finish(this.#h));
   }
 
@@ -297,6 +324,18 @@ export function once(filter, input, options) {
   } finally {
     f.free();
   }
+}
+
+/** The JSON value an LLM meant (Python's sanitize_json): {value, repairs},
+ * repairs being the {type: 'repair', kind, offset} events in the order made,
+ * and unloadable ({reason, offset}) when the text is valid JSON that a
+ * reader with doubles cannot load (value is then JSON.parse's reading).
+ * Throws SluiceError ('empty', 'no_json', ...) when there is no value. */
+export function sanitizeJson(text, options) {
+  const r = once(new Json(options), text);
+  const out = { value: r.value, repairs: r.events.filter((e) => e.type === 'repair') };
+  if (r.unloadable) out.unloadable = r.unloadable;
+  return out;
 }
 
 export const version = cString(wasm.sw_version());

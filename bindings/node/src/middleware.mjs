@@ -96,7 +96,7 @@ class Block {
     return out;
   }
 
-  feed(text) { return this.parts(this.filter.feedParts(text), []); }
+  feed(text, out = []) { return this.parts(this.filter.feedParts(text), out); }
 
   // The end of the block: what was held back, the open block closed, the
   // text-start if no text came (as the AI SDK does), then end.
@@ -140,6 +140,10 @@ export function sluiceReasoningMiddleware(options = {}) {
       return { content: transformed, ...rest };
     },
 
+    // The model's stream read through a ReadableStream that pulls it, not
+    // piped through a TransformStream: Node's pipe and writable side cost
+    // more per part than the filter does at small chunks. Errors and
+    // cancellation go where a pipe would send them.
     wrapStream: async ({ doStream }) => {
       const { stream, ...rest } = await doStream();
       const blocks = new Map(); // text id -> Block
@@ -149,29 +153,48 @@ export function sluiceReasoningMiddleware(options = {}) {
         if (!b) blocks.set(id, (b = new Block(options, separator, ids, start ?? { type: 'text-start', id })));
         return b;
       };
-      const enqueueAll = (controller, parts) => { for (const p of parts) controller.enqueue(p); };
-      const finishAll = (controller) => {
-        for (const [id, b] of blocks) enqueueAll(controller, b.finish({ type: 'text-end', id }));
+      const finishAll = (out) => {
+        for (const [id, b] of blocks) out.push(...b.finish({ type: 'text-end', id }));
         blocks.clear();
+        return out;
       };
+      // The parts for one part of the model's, appended to out.
+      const transform = (chunk, out) => {
+        if (chunk.type === 'text-start') {
+          block(chunk.id, chunk);
+        } else if (chunk.type === 'text-delta') {
+          block(chunk.id).feed(chunk.delta, out);
+        } else if (chunk.type === 'text-end' && blocks.has(chunk.id)) {
+          out.push(...blocks.get(chunk.id).finish(chunk));
+          blocks.delete(chunk.id);
+        } else {
+          // a block the provider never ended ends before the finish part
+          if (chunk.type === 'finish') finishAll(out);
+          out.push(chunk);
+        }
+        return out;
+      };
+      const reader = stream.getReader();
       return {
-        stream: stream.pipeThrough(new TransformStream({
-          transform(chunk, controller) {
-            if (chunk.type === 'text-start') {
-              block(chunk.id, chunk);
-            } else if (chunk.type === 'text-delta') {
-              enqueueAll(controller, block(chunk.id).feed(chunk.delta));
-            } else if (chunk.type === 'text-end' && blocks.has(chunk.id)) {
-              enqueueAll(controller, blocks.get(chunk.id).finish(chunk));
-              blocks.delete(chunk.id);
-            } else {
-              // a block the provider never ended ends before the finish part
-              if (chunk.type === 'finish') finishAll(controller);
-              controller.enqueue(chunk);
+        stream: new ReadableStream({
+          // pull is not called again until a part is enqueued, and a model's
+          // part may give none (a tag held back): read on until one does
+          async pull(controller) {
+            try {
+              for (;;) {
+                const { done, value } = await reader.read();
+                const out = done ? finishAll([]) : transform(value, []);
+                for (const p of out) controller.enqueue(p);
+                if (done) controller.close();
+                if (done || out.length) return;
+              }
+            } catch (e) {
+              reader.cancel(e).catch(() => {}); // the model's stream, as a pipe would
+              throw e;
             }
           },
-          flush: finishAll,
-        })),
+          cancel: (reason) => reader.cancel(reason),
+        }, { highWaterMark: 0 }),
         ...rest,
       };
     },

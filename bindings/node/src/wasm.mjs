@@ -45,7 +45,9 @@ export function words() {
   return u32;
 }
 
-const utf8 = new TextDecoder('utf-8');
+// ignoreBOM: a result that starts with U+FEFF keeps it (the decoder drops it
+// by default, and shorter results, decoded by decodeShort, kept it)
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 // A NUL-terminated string of linear memory (names and messages: UTF-8).
@@ -69,9 +71,30 @@ export function scratchFor(n) {
   return scratch;
 }
 
+// What put() did with the last chunk: where its bytes are, and when it was
+// a string, that string (a result with just those bytes can be the string
+// itself, with no decoding and no new string) while it is not known to have
+// a lone surrogate (which becomes U+FFFD, so that its UTF-8 does not decode
+// back to it): encodeShort tells for a short one, putWhole() on demand for
+// a long one.
+export let putAt = 0;
+export let putString = null;
+let putChecked = false;
+
+/** Whether putString's UTF-8 decodes back to it. */
+export function putWhole() {
+  if (!putChecked) {
+    putChecked = true;
+    // without isWellFormed (browsers before 2023), no: results are decoded
+    if (putString !== null && !(putString.isWellFormed ? putString.isWellFormed() : false)) putString = null;
+  }
+  return putString !== null;
+}
+
 // A short string as UTF-8 at m[p..]: the bytes written. What
 // TextEncoder does (a lone surrogate is U+FFFD), without its cost per call,
-// which is most of a call at a few bytes.
+// which is most of a call at a few bytes. putString is null after a lone
+// surrogate.
 function encodeShort(str, m, p) {
   let at = p;
   for (let i = 0; i < str.length; i++) {
@@ -93,6 +116,7 @@ function encodeShort(str, m, p) {
           continue;
         }
         c = 0xfffd;
+        putString = null;
       }
       m[at++] = 0xe0 | (c >> 12);
       m[at++] = 0x80 | ((c >> 6) & 0x3f);
@@ -102,21 +126,27 @@ function encodeShort(str, m, p) {
   return at - p;
 }
 
-// Copies a chunk (a string as UTF-8, or bytes) into the scratch block:
-// [pointer, length].
+// Copies a chunk (a string as UTF-8, or bytes) into the scratch block, at
+// putAt: its length. A few bytes are copied in a loop, cheaper than set()
+// or encodeInto() at that size.
 export function put(chunk) {
+  putString = null;
   if (typeof chunk === 'string') {
     const room = chunk.length * 3;
-    const p = scratchFor(room);
-    if (chunk.length <= 32) return [p, encodeShort(chunk, bytes(), p)];
-    const { written } = encoder.encodeInto(chunk, bytes().subarray(p, p + room));
-    return [p, written];
+    const p = (putAt = scratchFor(room));
+    putString = chunk;
+    putChecked = chunk.length <= 32;
+    if (!putChecked) return encoder.encodeInto(chunk, bytes().subarray(p, p + room)).written;
+    return encodeShort(chunk, bytes(), p);
   }
   const view = chunk instanceof Uint8Array ? chunk
     : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  const p = scratchFor(view.length);
-  bytes().set(view, p);
-  return [p, view.length];
+  const n = view.length;
+  const p = (putAt = scratchFor(n));
+  const m = bytes();
+  if (n <= 32) for (let i = 0; i < n; i++) m[p + i] = view[i];
+  else m.set(view, p);
+  return n;
 }
 
 // A C string for a call (freed by the caller with wasm.sw_free).
@@ -131,10 +161,11 @@ export function newCString(s) {
 }
 
 // Well-formed UTF-8 at m[a..b) as a string, for short runs, where
-// TextDecoder's cost per call is most of the work; null when the bytes are
-// not well-formed (TextDecoder then decides what replaces them).
+// TextDecoder's cost per call is most of the work (up to some 12 bytes:
+// beyond, TextDecoder is the faster); null when the bytes are longer or not
+// well-formed (TextDecoder then decides what replaces them).
 export function decodeShort(m, a, b) {
-  if (b - a > 32) return null;
+  if (b - a > 12) return null;
   let s = '';
   for (let i = a; i < b;) {
     const c = m[i];

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  Filter, Think, Harmony, Monitor, Json, Provider, Pipeline, Clean, once, SluiceError, CHANNELS, version,
+  Filter, Think, Harmony, Monitor, Json, Provider, Pipeline, Clean, once, sanitizeJson, SluiceError, CHANNELS,
+  version,
 } from '../index.mjs';
 
 const CAPTURES = new URL('../../../corpus/captures/', import.meta.url);
@@ -79,6 +80,25 @@ test('a character the library releases in two calls comes out whole, in string r
   assert.equal(f.finish().text, '');
   const g = new Filter('capture'); // held at the end: U+FFFD, as TextDecoder would
   assert.deepEqual([...lines.slice(0, 2).map((l) => g.feed(l).text), g.finish().text], ['', '', '\ufffd']);
+});
+
+test('a lone surrogate is U+FFFD, as TextEncoder makes it, in short and long chunks', () => {
+  const f = new Think();
+  // short chunks take a path of their own (a result that is all the
+  // input is the input string): a lone surrogate must not get through it
+  assert.deepEqual(['a\ud800', '\udc00b', 'c\ud83d\ude00', '\ud83d', '\ude00'].map((c) => f.feed(c).text),
+    ['a\ufffd', '\ufffdb', 'c\ud83d\ude00', '\ufffd', '\ufffd']);
+  const long = 'x'.repeat(40);
+  assert.equal(f.feed(long + '\udfff').text, long + '\ufffd');
+  assert.equal(f.feed('<think>\ud800</think>').thought, '\ufffd');
+  f.free();
+});
+
+test('a result that starts with U+FEFF keeps it, short or long', () => {
+  const f = new Think();
+  const long = 'x'.repeat(40);
+  assert.deepEqual(['\ufeffa', '\ufeff' + long].map((c) => f.feed(c).text), ['\ufeffa', '\ufeff' + long]);
+  f.free();
 });
 
 test('strings and bytes do not mix in one filter', () => {
@@ -171,6 +191,19 @@ test('json: valid JSON jansson cannot load is kept and marked unloadable', () =>
   const parts = [...f.feedParts('00]'), ...f.finishParts()];
   assert.deepEqual(parts.at(-1), { type: 'value', value: [Infinity], truncated: false,
     unloadable: { reason: 'number_overflow', offset: 1 } });
+});
+
+test('sanitizeJson: the value, its repairs, and the unloadable mark', () => {
+  const r = sanitizeJson("Sure! ```json\n{'a': [1, 2,], b: True}\n```");
+  assert.deepEqual(r.value, { a: [1, 2], b: true });
+  assert.ok(r.repairs.length && r.repairs.every((e) => e.type === 'repair'));
+  assert.equal('unloadable' in r, false);
+  // valid JSON jansson cannot load: kept, and marked
+  assert.deepEqual(sanitizeJson('{"a\\u0000b":1}'),
+    { value: { 'a\u0000b': 1 }, repairs: [], unloadable: { reason: 'nul_in_key', offset: 3 } });
+  assert.deepEqual(sanitizeJson(enc.encode('[1e400]')),
+    { value: [Infinity], repairs: [], unloadable: { reason: 'number_overflow', offset: 1 } });
+  assert.throws(() => sanitizeJson('no value here'), (e) => e instanceof SluiceError && e.status === 'no_json');
 });
 
 test('harmony, monitor and clean', () => {

@@ -181,3 +181,39 @@ test('a drop-in: wrapLanguageModel, streamText and generateText', async () => {
   assert.equal(generated.text, 'Let me see.\nThe answer is 4.');
   assert.equal(generated.reasoningText, '2 + 2 is 4, carry nothing');
 });
+
+test('the stream: a model\'s error reaches the reader, a reader\'s cancel reaches the model', async () => {
+  const wrap = (source) => sluiceReasoningMiddleware({ tagName: 'think' }).wrapStream({
+    doStream: async () => ({ stream: source }), params: {},
+  });
+  const boom = new Error('connection reset');
+  let sent = 0;
+  const failing = new ReadableStream({
+    pull(c) {
+      if (sent++ === 0) c.enqueue({ type: 'text-start', id: 't' });
+      else if (sent === 2) c.enqueue({ type: 'text-delta', id: 't', delta: 'a<think>b' });
+      else c.error(boom);
+    },
+  });
+  const reader = (await wrap(failing)).stream.getReader();
+  const seen = [];
+  await assert.rejects(async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen.push(value.type);
+    }
+  }, (e) => e === boom);
+  assert.deepEqual(seen, ['text-start', 'text-delta', 'reasoning-start', 'reasoning-delta']);
+
+  let cancelled = null;
+  const endless = new ReadableStream({
+    pull(c) { c.enqueue({ type: 'text-delta', id: 't', delta: 'x' }); },
+    cancel(reason) { cancelled = reason; },
+  });
+  const { stream } = await wrap(endless);
+  const r = stream.getReader();
+  assert.equal((await r.read()).value.type, 'text-start');
+  await r.cancel('enough');
+  assert.equal(cancelled, 'enough');
+});

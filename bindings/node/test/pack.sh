@@ -9,8 +9,12 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd) # bindings/node
 work=$1
 skip() { echo "$*: skipped"; exit 77; }
-command -v node >/dev/null 2>&1 || skip "node not found"
-command -v npm >/dev/null 2>&1 || skip "npm not found"
+# the Node version the package's engines ask for ("node": ">=20")
+need=$(sed -n 's/.*"node": *">= *\([0-9]*\).*/\1/p' "$here/package.json")
+command -v node >/dev/null 2>&1 || skip "node not found (the Node package needs Node $need or later)"
+v=$(node -p process.versions.node 2>/dev/null) || v=unknown
+[ "${v%%.*}" -ge "$need" ] 2>/dev/null || skip "node $v found, the Node package needs Node $need or later"
+command -v npm >/dev/null 2>&1 || skip "npm not found (Debian's nodejs comes without it: apt-get install npm)"
 [ -d "$here/node_modules/ai" ] || skip "the Node package's devDependencies are not installed (scripts/install-peers)"
 
 rm -rf "$work"

@@ -32,7 +32,7 @@ from ._sluice import version as _version
 
 __all__ = [
     "Error", "Output", "Filter", "Think", "Clean", "Harmony", "Monitor", "Json", "Sse", "Ndjson",
-    "Chunks", "Provider", "Pipeline", "Detect", "Capture", "once", "sanitize_json", "replay",
+    "Chunks", "Provider", "Pipeline", "Detect", "Capture", "once", "sanitize_json", "Sanitized", "replay",
     "CHANNELS", "__version__",
 ]
 
@@ -147,12 +147,36 @@ def once(filter, data, **options):
         f.close()
 
 
+class Sanitized(tuple):
+    """sanitize_json's result: the pair (value, repairs) it has always been,
+    so `value, repairs = sanitize_json(text)` still unpacks, with the mark
+    beside it: .unloadable is None, or {"reason": "number_overflow" |
+    "nul_in_key" | "depth", "offset": input byte} when the text is valid
+    JSON that a reader with doubles (jansson) cannot load; value is then
+    Python's reading of it (1e400 as inf). As Output.unloadable."""
+
+    def __new__(cls, value, repairs, unloadable=None):
+        self = super().__new__(cls, (value, repairs))
+        self.unloadable = unloadable
+        return self
+
+    value = property(lambda self: self[0])
+    repairs = property(lambda self: self[1])
+
+    def __reduce__(self):
+        return type(self), (self[0], self[1], self.unloadable)
+
+    def __repr__(self):
+        return "Sanitized(value=%r, repairs=%r, unloadable=%r)" % (self[0], self[1], self.unloadable)
+
+
 def sanitize_json(text, **options):
-    """The JSON value an LLM meant: (value, repairs), repairs being the
-    {"type": "repair", "kind", "offset"} events in the order made. Raises
-    sluice.Error ("empty", "no_json", ...) when there is no value to salvage."""
+    """The JSON value an LLM meant: a Sanitized, which unpacks as (value,
+    repairs), repairs being the {"type": "repair", "kind", "offset"} events in
+    the order made, and has .unloadable (see Sanitized). Raises sluice.Error
+    ("empty", "no_json", ...) when there is no value to salvage."""
     r = once(Json(**options), text)
-    return r.value, [e for e in r.events if e["type"] == "repair"]
+    return Sanitized(r.value, [e for e in r.events if e["type"] == "repair"], r.unloadable)
 
 
 def replay(path, binary=False, read_size=65536, **options):

@@ -255,6 +255,24 @@ class OtherFiltersTest(unittest.TestCase):
         self.assertEqual(value["n"], 123456789012345678901234567890)  # digits kept
         self.assertEqual(sluice.sanitize_json("null"), (None, []))
 
+    def test_sanitize_json_marks_what_jansson_cannot_load(self):
+        # valid JSON, kept; the mark beside the (value, repairs) it still is
+        r = sluice.sanitize_json('{"a\\u0000b":1}')
+        value, repairs = r
+        self.assertEqual((value, repairs), ({"a\x00b": 1}, []))
+        self.assertEqual(r.unloadable, {"reason": "nul_in_key", "offset": 3})
+        r = sluice.sanitize_json("[1e400]")
+        self.assertEqual((r.value, r.repairs, r.unloadable),
+                         ([float("inf")], [], {"reason": "number_overflow", "offset": 1}))
+        self.assertEqual(len(r), 2)
+        self.assertEqual(r, ([float("inf")], []))
+        # repaired text that loads: no mark
+        r = sluice.sanitize_json("{'a': 1e300,}")
+        self.assertEqual((r.value, r.unloadable), ({"a": 1e300}, None))
+        self.assertTrue(r.repairs)
+        r2 = pickle.loads(pickle.dumps(sluice.sanitize_json("[1e400]")))
+        self.assertEqual((r2, r2.unloadable), (([float("inf")], []), {"reason": "number_overflow", "offset": 1}))
+
     def test_json_value_and_truncation(self):
         r = sluice.once(sluice.Json(), '{"a": "b')
         self.assertEqual((r.value, r.truncated), ({"a": "b"}, True))

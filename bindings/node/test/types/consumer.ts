@@ -1,8 +1,8 @@
 // A TypeScript program using the package as its users would: tsc --strict
 // must accept it (test/types.test.mjs). It is type-checked, never run.
 import {
-  Think, Filter, once, ThinkStream, sluiceReasoningMiddleware, SluiceError, CHANNELS,
-  type Output, type Part, type Event,
+  Think, Filter, once, sanitizeJson, ThinkStream, sluiceReasoningMiddleware, SluiceError, CHANNELS,
+  type Output, type Part, type Event, type Sanitized,
 } from 'sluice';
 import { wrapLanguageModel, streamText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -30,6 +30,11 @@ for (const e of r.events as Event[]) {
     void at;
   }
 }
+
+const s: Sanitized = sanitizeJson('[1e400]');
+const kinds: string[] = s.repairs.map((e) => e.kind);
+const why: string | undefined = s.unloadable?.reason;
+void kinds, why;
 
 const g = new Filter('harmony', { max_header: 512 });
 const parts: Part<string>[] = g.feedParts('<|channel|>');
