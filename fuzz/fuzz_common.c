@@ -320,3 +320,5 @@ sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int ro
 }
 
 uint64_t fuzz_max_held(void) { return last_max_held; }
+
+const sluice_output *fuzz_whole_output(void) { return runs[0].out; }

@@ -67,6 +67,11 @@ sluice_status fuzz_check(fuzz_opts *o, const fuzz_input *in, int routing);
 /* fuzz_check with the input's options for `filter`, as they are. */
 sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int routing);
 
+/* The output of the last check's whole-input run (channels and events),
+ * valid until the next check: a target that needs what the filter gave for
+ * the whole input reads it here instead of running the filter again. */
+const sluice_output *fuzz_whole_output(void);
+
 /* The largest hold-back of the chunked runs of the last check. */
 uint64_t fuzz_max_held(void);
 
