@@ -72,6 +72,10 @@ sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int ro
  * the whole input reads it here instead of running the filter again. */
 const sluice_output *fuzz_whole_output(void);
 
+/* Set by a target that reads fuzz_max_held (before its first check): the
+ * chunked runs then ask the filter its hold-back after every chunk, a call
+ * per chunk the other targets do not need. */
+extern int fuzz_track_held;
 /* The largest hold-back of the chunked runs of the last check. */
 uint64_t fuzz_max_held(void);
 
