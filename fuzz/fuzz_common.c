@@ -171,6 +171,25 @@ static sluice_status filter_for(fuzz_opts *e, sluice_output *out, int fresh, slu
   return SLUICE_OK;
 }
 
+static int drop_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)user, (void)ch, (void)p, (void)n;
+  return 0;
+}
+
+static int drop_event(void *user, const sluice_event *ev) {
+  (void)user, (void)ev;
+  return 0;
+}
+
+sluice_filter *fuzz_filter_reset(fuzz_opts *e, const sluice_sink *sink) {
+  if (!e || !e->kept) return NULL;
+  route = *sink;
+  if (!route.emit) route.emit = drop_emit;
+  if (!route.event) route.event = drop_event;
+  if (sluice_reset(e->kept) != SLUICE_OK) abort(); /* it could be reset before */
+  return e->kept;
+}
+
 /* ---------------- the runs ---------------- */
 
 typedef struct run {

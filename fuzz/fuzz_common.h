@@ -61,6 +61,12 @@ const void *fuzz_opts_struct(const fuzz_opts *o);
 /* A new filter of these options (sluice_filter_new); the caller frees it. */
 sluice_status fuzz_filter_new(const fuzz_opts *o, const sluice_sink *sink, sluice_filter **f);
 
+/* The filter of these options that the checks keep, reset, its output now
+ * going to sink (until the next check or call); NULL when the filter cannot
+ * be reset (build one with fuzz_filter_new). A target's own runs reuse it
+ * rather than building and freeing a filter per run. */
+sluice_filter *fuzz_filter_reset(fuzz_opts *o, const sluice_sink *sink);
+
 /* Runs the filter whole and chunked and aborts on any difference.
  * `routing` adds the conservation check. Returns the whole-input status. */
 sluice_status fuzz_check(fuzz_opts *o, const fuzz_input *in, int routing);
