@@ -13,6 +13,7 @@
 #include <string.h>
 
 int fuzz_every_chunking;
+int fuzz_track_held;
 
 void fuzz_fail(const char *what, const char *detail) {
   fprintf(stderr, "sluice fuzz: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -170,6 +171,25 @@ static sluice_status filter_for(fuzz_opts *e, sluice_output *out, int fresh, slu
   return SLUICE_OK;
 }
 
+static int drop_emit(void *user, sluice_channel ch, const char *p, size_t n) {
+  (void)user, (void)ch, (void)p, (void)n;
+  return 0;
+}
+
+static int drop_event(void *user, const sluice_event *ev) {
+  (void)user, (void)ev;
+  return 0;
+}
+
+sluice_filter *fuzz_filter_reset(fuzz_opts *e, const sluice_sink *sink) {
+  if (!e || !e->kept) return NULL;
+  route = *sink;
+  if (!route.emit) route.emit = drop_emit;
+  if (!route.event) route.event = drop_event;
+  if (sluice_reset(e->kept) != SLUICE_OK) abort(); /* it could be reset before */
+  return e->kept;
+}
+
 /* ---------------- the runs ---------------- */
 
 typedef struct run {
@@ -196,6 +216,7 @@ static void run_filter(fuzz_opts *e, const fuzz_input *in, const size_t *lens, s
     for (size_t i = 0; i < nlens && r->st == SLUICE_OK; i++) {
       r->st = sluice_feed(f, in->content + off, lens[i]);
       off += lens[i];
+      if (!fuzz_track_held) continue;
       uint64_t h = sluice_held(f);
       if (h > r->max_held) r->max_held = h;
     }
@@ -320,3 +341,5 @@ sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int ro
 }
 
 uint64_t fuzz_max_held(void) { return last_max_held; }
+
+const sluice_output *fuzz_whole_output(void) { return runs[0].out; }

@@ -61,12 +61,27 @@ const void *fuzz_opts_struct(const fuzz_opts *o);
 /* A new filter of these options (sluice_filter_new); the caller frees it. */
 sluice_status fuzz_filter_new(const fuzz_opts *o, const sluice_sink *sink, sluice_filter **f);
 
+/* The filter of these options that the checks keep, reset, its output now
+ * going to sink (until the next check or call); NULL when the filter cannot
+ * be reset (build one with fuzz_filter_new). A target's own runs reuse it
+ * rather than building and freeing a filter per run. */
+sluice_filter *fuzz_filter_reset(fuzz_opts *o, const sluice_sink *sink);
+
 /* Runs the filter whole and chunked and aborts on any difference.
  * `routing` adds the conservation check. Returns the whole-input status. */
 sluice_status fuzz_check(fuzz_opts *o, const fuzz_input *in, int routing);
 /* fuzz_check with the input's options for `filter`, as they are. */
 sluice_status fuzz_check_filter(const char *filter, const fuzz_input *in, int routing);
 
+/* The output of the last check's whole-input run (channels and events),
+ * valid until the next check: a target that needs what the filter gave for
+ * the whole input reads it here instead of running the filter again. */
+const sluice_output *fuzz_whole_output(void);
+
+/* Set by a target that reads fuzz_max_held (before its first check): the
+ * chunked runs then ask the filter its hold-back after every chunk, a call
+ * per chunk the other targets do not need. */
+extern int fuzz_track_held;
 /* The largest hold-back of the chunked runs of the last check. */
 uint64_t fuzz_max_held(void);
 

@@ -10,9 +10,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!fo) return 0;
   const sluice_json_opts *jo = fuzz_opts_struct(fo);
   deep_ok = depth_unlimited(jo);
-  fuzz_check(fo, &in, 0);
   json_run a, b;
-  json_run_once(fuzz_opts_status(fo), jo, in.content, in.content_len, 0, &a);
+  /* the check's whole-input run is the one-call run */
+  json_run_of_check(fuzz_check(fo, &in, 0), &a);
   if (a.st == SLUICE_OK) {
     if (!a.value) fuzz_fail("no value event", NULL);
     if (!value_ok(&a)) fuzz_fail("the result is not JSON, or its unloadable mark is wrong", a.value);

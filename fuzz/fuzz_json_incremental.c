@@ -14,11 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!fo) return 0;
   const sluice_json_opts *jo = fuzz_opts_struct(fo);
   deep_ok = depth_unlimited(jo);
-  fuzz_check(fo, &in, 0);
   json_run whole, split;
-  sluice_status ost = fuzz_opts_status(fo);
-  json_run_once(ost, jo, in.content, in.content_len, 0, &whole);
-  json_run_once(ost, jo, in.content, in.content_len, in.seed, &split);
+  /* the check's whole-input run is the one-call run */
+  json_run_of_check(fuzz_check(fo, &in, 0), &whole);
+  json_run_once(fuzz_opts_status(fo), jo, in.content, in.content_len, in.seed, &split);
   if (whole.st != split.st) fuzz_fail("status differs between whole and chunked", NULL);
   if (split.st == SLUICE_OK) {
     for (size_t i = 0; i < split.nsnaps; i++)

@@ -103,6 +103,20 @@ static void json_run_once(sluice_status st, const sluice_json_opts *o, const cha
   sluice_free(f);
 }
 
+/* The whole-input run of the last fuzz_check, whose status was st, read
+ * as json_run_once would have run it (the same filter, options and bytes):
+ * the value, its unloadable mark and the repairs. Not the snapshots or the
+ * text. */
+static void json_run_of_check(sluice_status st, json_run *r) {
+  memset(r, 0, sizeof *r);
+  r->st = st;
+  const sluice_output *o = fuzz_whole_output();
+  for (size_t i = 0, n = sluice_output_event_count(o); i < n; i++) {
+    const sluice_event *ev = sluice_output_event(o, i);
+    if (ev->type == SLUICE_EV_REPAIR || ev->type == SLUICE_EV_VALUE) jr_event(r, ev);
+  }
+}
+
 static void json_run_free(json_run *r) {
   free(r->value);
   for (size_t i = 0; i < r->nsnaps; i++) free(r->snaps[i]);

@@ -5,6 +5,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input in;
+  fuzz_track_held = 1;
   if (!fuzz_parse(data, size, &in)) return 0;
   fuzz_opts *o = fuzz_options("think", &in, "mode", "\"channel\"");
   if (!o) return 0;

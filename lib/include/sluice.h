@@ -451,7 +451,8 @@ typedef struct sluice_output sluice_output;
 
 SLUICE_API sluice_status sluice_output_new(sluice_output **out, const sluice_mem *mem);
 SLUICE_API void sluice_output_free(sluice_output *o);
-/* Empties the collector for reuse. */
+/* Empties the collector for reuse; the memory it holds is kept for the
+ * next use (sluice_output_free releases it). */
 SLUICE_API void sluice_output_reset(sluice_output *o);
 /* A sink that writes into o. */
 SLUICE_API sluice_sink sluice_output_sink(sluice_output *o);

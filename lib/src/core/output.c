@@ -6,6 +6,9 @@
  * pointers sluice_output_event() hands out stay valid until reset or free:
  * records live in fixed-size pages and bytes in an arena of blocks that is
  * only ever appended to (a new block when one is full, never a realloc).
+ * A reset keeps the pages and blocks for the next use rather than freeing
+ * them: a collector reset per stream (the replay tools, the fuzz targets)
+ * then allocates only when a stream needs more than any before it.
  */
 #include "sluice_private.h"
 
@@ -28,11 +31,13 @@ typedef struct arena_block {
 struct sluice_output {
   sluice_mem mem;
   sluicep_buf chan[SLUICE_CHANNEL_COUNT];
-  ev_page *pages, *last_page; /* pages in order; only the last has room */
+  ev_page *pages, *last_page; /* pages in order; last_page is the last in use, the
+                               * ones after it were kept by a reset */
   ev_page **index;            /* page i, for O(1) access by event number */
   size_t nindex, cap_index;
   size_t nevents;
   arena_block *blocks; /* newest first */
+  arena_block *spare;  /* blocks kept by a reset, for reuse */
   sluice_status status;
 };
 
@@ -48,17 +53,22 @@ sluice_status sluice_output_new(sluice_output **out, const sluice_mem *mem) {
   return SLUICE_OK;
 }
 
+static void free_blocks(sluice_output *o, arena_block *b) {
+  for (arena_block *next; b; b = next) {
+    next = b->next;
+    sluicep_dealloc(&o->mem, b);
+  }
+}
+
 static void free_storage(sluice_output *o) {
   for (ev_page *p = o->pages, *next; p; p = next) {
     next = p->next;
     sluicep_dealloc(&o->mem, p);
   }
-  for (arena_block *b = o->blocks, *next; b; b = next) {
-    next = b->next;
-    sluicep_dealloc(&o->mem, b);
-  }
+  free_blocks(o, o->blocks);
+  free_blocks(o, o->spare);
   o->pages = o->last_page = NULL;
-  o->blocks = NULL;
+  o->blocks = o->spare = NULL;
   o->nindex = 0;
   o->nevents = 0;
 }
@@ -74,8 +84,35 @@ void sluice_output_free(sluice_output *o) {
 
 void sluice_output_reset(sluice_output *o) {
   for (int c = 0; c < SLUICE_CHANNEL_COUNT; c++) o->chan[c].len = 0;
-  free_storage(o);
+  /* the pages stay linked from o->pages (new_slot walks them again); the
+   * blocks move to the spare list */
+  o->last_page = NULL;
+  o->nindex = 0;
+  o->nevents = 0;
+  if (o->blocks) {
+    arena_block *b = o->blocks;
+    while (b->next) b = b->next;
+    b->next = o->spare;
+    o->spare = o->blocks;
+    o->blocks = NULL;
+  }
   o->status = SLUICE_OK;
+}
+
+/* A block of at least `need` bytes: a spare one that is large enough, or a
+ * new one. */
+static arena_block *new_block(sluice_output *o, size_t need) {
+  for (arena_block **at = &o->spare; *at; at = &(*at)->next)
+    if ((*at)->cap >= need) {
+      arena_block *b = *at;
+      *at = b->next;
+      return b;
+    }
+  if (need > SIZE_MAX - sizeof(arena_block) - ARENA_BLOCK) return NULL;
+  size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+  arena_block *b = sluicep_alloc(&o->mem, sizeof *b + cap);
+  if (b) b->cap = cap;
+  return b;
 }
 
 static int out_emit(void *user, sluice_channel ch, const char *p, size_t n) {
@@ -92,12 +129,10 @@ static int out_emit(void *user, sluice_channel ch, const char *p, size_t n) {
 static const char *arena_copy(sluice_output *o, const char *p, size_t n) {
   arena_block *b = o->blocks;
   if (!b || b->cap - b->used < n + 1) {
-    if (n + 1 > SIZE_MAX - sizeof *b - ARENA_BLOCK) return NULL;
-    size_t cap = n + 1 > ARENA_BLOCK ? n + 1 : ARENA_BLOCK;
-    b = sluicep_alloc(&o->mem, sizeof *b + cap);
+    if (n == SIZE_MAX) return NULL;
+    b = new_block(o, n + 1);
     if (!b) return NULL;
     b->used = 0;
-    b->cap = cap;
     b->next = o->blocks;
     o->blocks = b;
   }
@@ -119,11 +154,15 @@ static sluice_event *new_slot(sluice_output *o) {
       o->index = ix;
       o->cap_index = cap;
     }
-    ev_page *pg = sluicep_alloc(&o->mem, sizeof *pg);
-    if (!pg) return NULL;
-    pg->next = NULL;
-    if (o->last_page) o->last_page->next = pg;
-    else o->pages = pg;
+    /* the page after the last one in use, kept by a reset, or a new one */
+    ev_page *pg = o->last_page ? o->last_page->next : o->pages;
+    if (!pg) {
+      pg = sluicep_alloc(&o->mem, sizeof *pg);
+      if (!pg) return NULL;
+      pg->next = NULL;
+      if (o->last_page) o->last_page->next = pg;
+      else o->pages = pg;
+    }
     o->last_page = pg;
     o->index[o->nindex++] = pg;
   }

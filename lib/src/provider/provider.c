@@ -600,6 +600,11 @@ static int open_framing(provider *pv, sluice_framing kind) {
   sluice_error err;
   sluice_status st;
   pv->framing_kind = kind;
+  if (pv->spare[kind]) { /* already reset */
+    pv->framing = pv->spare[kind];
+    pv->spare[kind] = NULL;
+    return 0;
+  }
   if (kind == SLUICE_FRAMING_SSE) {
     sluice_sse_opts o;
     sluice_sse_opts_init(&o);
@@ -683,19 +688,25 @@ static sluice_status provider_finish(sluice_filter *f) {
 static void provider_destroy(sluice_filter *f) {
   provider *pv = (provider *)f;
   sluice_free(pv->framing);
+  for (int k = 0; k <= SLUICE_FRAMING_CHUNKS; k++) sluice_free(pv->spare[k]);
   sluicep_buf_free(&pv->head);
   sluicep_buf_free(&pv->scratch);
   sluicep_buf_free(&pv->args);
 }
 
 /* sluice_reset: the stream state as the constructor leaves it. A framing
- * the option named is reset; a detected one goes, to be detected again. */
+ * the option named is reset; a detected one is reset and set aside, to be
+ * detected again (and then reused). */
 static void provider_reset(sluice_filter *f) {
   provider *pv = (provider *)f;
   if (pv->framing_opt != SLUICE_FRAMING_AUTO) {
     sluice_reset(pv->framing);
   } else {
-    sluice_free(pv->framing);
+    if (pv->framing) {
+      sluice_reset(pv->framing); /* every framing can be reset */
+      sluice_free(pv->spare[pv->framing_kind]); /* none: open_framing took it */
+      pv->spare[pv->framing_kind] = pv->framing;
+    }
     pv->framing = NULL;
     pv->framing_kind = SLUICE_FRAMING_AUTO;
   }

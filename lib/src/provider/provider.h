@@ -75,6 +75,10 @@ struct provider {
   sluice_filter *framing;
   sluice_framing framing_kind;
   sluice_framing framing_opt; /* the framing option (AUTO: detected, opened later) */
+  /* a detected framing that sluice_reset set aside, by kind, reused when
+   * the next stream is detected to be of that kind: a filter reset per
+   * stream does not build its framing (and the framing's buffers) again */
+  sluice_filter *spare[SLUICE_FRAMING_CHUNKS + 1];
   sluicep_buf head; /* leading whitespace held while the framing is undecided */
   const pv_adapter *ad;
   sluice_provider_kind forced; /* the provider option (AUTO: detect) */
