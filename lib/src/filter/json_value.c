@@ -381,34 +381,40 @@ static void close_string(json_filter *j) {
   else value_done(j);
 }
 
-static void drop_hi(json_filter *j) {
+/* A surrogate escape that is not half of a pair is written U+FFFD, as the
+ * encoded surrogates and invalid UTF-8 are: jansson refuses it as written,
+ * and the replacement keeps its place (every other reader keeps it). */
+static void lone_hi(json_filter *j) {
   REPAIR(j, "lone_surrogate", j->hi_off);
+  PUTS(j, "\\ufffd");
   j->hi = 0;
 }
 
 enum { U_CHAR, U_PAIR, U_HOLD, U_LONE };
 
-/* The surrogate rules for a \uXXXX of value v at off, shared by strings
- * (which keep escapes as written) and the stringified layer (which decodes
- * them): with a high surrogate held (at held_off), a low one completes the
- * pair and anything else drops the held one; a high one is held; a lone
- * low one is dropped. */
-static int surrogates(json_filter *j, int held, uint64_t held_off, uint32_t v, uint64_t off) {
-  if (held) {
-    if (v >= 0xDC00 && v <= 0xDFFF) return U_PAIR;
-    REPAIR(j, "lone_surrogate", held_off);
-  }
+/* The surrogate rules for a \uXXXX of value v, shared by strings (which
+ * keep escapes as written) and the stringified layer (which decodes them):
+ * with a high surrogate held, a low one completes the pair (anything else
+ * finds the held one lone: the caller has written it U+FFFD first, see
+ * pairs_with); a high one is held; a lone low one is U+FFFD (U_LONE, the
+ * caller writes it; the repair is here). */
+static int surrogates(json_filter *j, int held, uint32_t v, uint64_t off) {
+  if (held) return U_PAIR;
   if (v >= 0xD800 && v <= 0xDBFF) return U_HOLD;
   if (v < 0xDC00 || v > 0xDFFF) return U_CHAR;
   REPAIR(j, "lone_surrogate", off);
   return U_LONE;
 }
 
+/* Does v complete a held high surrogate? */
+static int pairs_with(uint32_t v) { return v >= 0xDC00 && v <= 0xDFFF; }
+
 static void unicode_done(json_filter *j) {
   uint32_t v = j->hexv;
+  if (j->hi && !pairs_with(v)) lone_hi(j);
   int held = j->hi;
   j->hi = 0;
-  switch (surrogates(j, held, j->hi_off, v, j->esc_off)) {
+  switch (surrogates(j, held, v, j->esc_off)) {
   case U_PAIR:
     put(j, j->hibuf, 6);
     put(j, j->hexbuf, 6);
@@ -422,7 +428,7 @@ static void unicode_done(json_filter *j) {
     if (v == 0 && j->is_key) key_nul(j, j->esc_off);
     put(j, j->hexbuf, 6);
     break;
-  default: break;
+  default: PUTS(j, "\\ufffd"); break;
   }
 }
 
@@ -665,7 +671,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
   if (j->kn) return kc_cp(j, cp, off);
   if (j->esc == 1) {
     j->esc = 0;
-    if (cp != 'u' && j->hi) drop_hi(j);
+    if (cp != 'u' && j->hi) lone_hi(j);
     switch (cp) {
     case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': {
       char e[2] = {'\\', (char)cp};
@@ -707,7 +713,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     j->esc_off = off;
     return 1;
   }
-  if (j->hi) drop_hi(j);
+  if (j->hi) lone_hi(j);
   if (is_close_quote(j, cp)) {
     j->qcp[0] = cp;
     j->qoff[0] = off;
@@ -1550,7 +1556,7 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
         if (j->esc == 1) REPAIR(j, "dangling_escape", j->esc_off);
         if (j->esc == 2) REPAIR(j, "partial_unicode_escape", j->esc_off);
         j->esc = 0;
-        if (j->hi) drop_hi(j);
+        if (j->hi) lone_hi(j);
         REPAIR(j, "unclosed_string", end);
         j->truncated = 1;
       }
@@ -1614,23 +1620,27 @@ static void layer_out(json_filter *j, uint32_t cp, uint64_t off) {
   step(j, cp, (const char *)b, l, off);
 }
 
+/* The layer's held high surrogate was lone: U+FFFD in its place (lone_hi). */
 static void layer_drop_hi(json_filter *j) {
   if (!j->lhi) return;
   REPAIR(j, "lone_surrogate", j->lhi_off);
+  layer_out(j, 0xFFFD, j->lhi_off);
   j->lhi = 0;
 }
 
 static void layer_unicode(json_filter *j) {
-  uint32_t v = j->lhex, hi = j->lhi;
+  uint32_t v = j->lhex;
+  if (j->lhi && !pairs_with(v)) layer_drop_hi(j);
+  uint32_t hi = j->lhi;
   j->lhi = 0;
-  switch (surrogates(j, hi != 0, j->lhi_off, v, j->lesc_off)) {
+  switch (surrogates(j, hi != 0, v, j->lesc_off)) {
   case U_PAIR: layer_out(j, 0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), j->lhi_off); break;
   case U_HOLD:
     j->lhi = v;
     j->lhi_off = j->lesc_off;
     break;
   case U_CHAR: layer_out(j, v, j->lesc_off); break;
-  default: break;
+  default: layer_out(j, 0xFFFD, j->lesc_off); break;
   }
 }
 
