@@ -1826,7 +1826,9 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if (j->cm == CM_NONE && !j->ticks && !j->bslash) {
         if (cls[u[i]] & C_WS) {
           while (i < n && (cls[u[i]] & C_WS)) i++;
-          continue;
+          /* nothing the loop checks changed: the byte after the spaces is
+           * handled here when it needs no slow path (non-ASCII is C_SLOW) */
+          if (i == n || (cls[u[i]] & C_SLOW)) continue;
         }
         if (!(cls[u[i]] & C_SLOW)) {
           done = struct_cp(j, u[i], off + i);
