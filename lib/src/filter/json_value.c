@@ -1357,7 +1357,7 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 /* A code point that starts or separates tokens (no comment, fence or
  * backslash pending, not a space): the fast path calls this directly. */
-static inline int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* the common case first: a letter or digit starts an unquoted token (what
    * item_start would do with it last) */
   if ((j->vs == V_VALUE || j->vs == V_KEY) && cp < 0x80 && (cls[cp] & C_WORD)) {
