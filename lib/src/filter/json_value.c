@@ -999,20 +999,19 @@ static size_t token_bytes(json_filter *j, const char *p, size_t n) {
      * asked once for all of them. */
     size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
     if (take > n) take = n;
-    enum json_num num = j->num;
-    char *t = j->tok + j->tokn;
-    for (size_t k = 0; k < take; k++) {
-      if (!j->tok_key) num = num_next(num, (unsigned char)p[k]);
-      t[k] = p[k];
+    memcpy(j->tok + j->tokn, p, take);
+    if (!j->tok_key) { /* a key is never a number (num stays N_BAD) */
+      enum json_num num = j->num;
+      for (size_t k = 0; k < take; k++) num = num_next(num, (unsigned char)p[k]);
+      j->num = num;
     }
-    j->num = num;
     j->tokn += take;
     i = take;
     if (j->tokn > JSON_TOKEN_HOLD || !token_special(j)) token_stream(j);
     if (j->failed) return n;
   }
   if (j->tok_mode == TOK_STR) {
-    put_escaped(j, p + i, n - i);
+    if (i < n) put_escaped(j, p + i, n - i);
     return n;
   }
   while (i < n && j->tok_mode == TOK_NUM && num_next(j->num, (unsigned char)p[i]) != N_BAD)
