@@ -1813,16 +1813,9 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     case V_KEY:
     case V_COLON:
     case V_AFTER:
-      if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
-        const void *e = memchr(u + i, j->cm == CM_LINE ? '\n' : '*', n - i);
-        size_t k = e ? (size_t)((const unsigned char *)e - u) : n;
-        if (k > i) {
-          i = k;
-          continue;
-        }
-      }
-      if (u[i] >= 0x80) return i;
-      if (j->cm == CM_NONE && !j->ticks && !j->bslash) {
+      /* no comment, backtick run or backslash pending (one test for the
+       * three, which are rare) */
+      if (!(j->cm | j->ticks | j->bslash)) {
         if (cls[u[i]] & C_WS) {
           while (i < n && (cls[u[i]] & C_WS)) i++;
           /* nothing the loop checks changed: the byte after the spaces is
@@ -1834,7 +1827,15 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
           if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
           break;
         }
+      } else if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
+        const void *e = memchr(u + i, j->cm == CM_LINE ? '\n' : '*', n - i);
+        size_t k = e ? (size_t)((const unsigned char *)e - u) : n;
+        if (k > i) {
+          i = k;
+          continue;
+        }
       }
+      if (u[i] >= 0x80) return i;
       done = between_cp(j, u[i], off + i);
       break;
     default: return i;
