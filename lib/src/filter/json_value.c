@@ -1807,6 +1807,12 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         /* most often the byte after the run ends the token */
         if (i == n || j->vs != V_WORD || u[i] >= 0x80) continue;
       }
+      /* what token_cp does first: a byte that ends any token (or a key) */
+      if ((cls[u[i]] & C_END) || (u[i] == ':' && j->tok_key)) {
+        end_token(j, 0, u[i]);
+        done = 0;
+        break;
+      }
       done = token_cp(j, u[i], p + i, 1, off + i);
       break;
     case V_VALUE:
