@@ -82,6 +82,9 @@ typedef struct json_filter {
   size_t max_bytes; /* cap on the input, so on what is held; 0 = none */
   uint64_t pos;     /* input bytes consumed */
   int quiet;        /* a snapshot's trial run: no events */
+  /* the repair event, its constant fields set once (json.c): a repair
+   * fills in the kind and the offset only */
+  sluice_event rev;
   int failed;
 
   sluicep_buf out;   /* the repaired text, append only */
