@@ -110,15 +110,16 @@ static void put_escape(json_filter *j, unsigned char c) {
 /* Bytes (whole UTF-8 sequences) as string content: control characters,
  * quotes and backslashes escaped, the rest copied in runs. */
 static void put_escaped(json_filter *j, const char *p, size_t n) {
-  size_t s = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)p[i];
-    if (!(cls[c] & C_DQ)) continue; /* not a control character, '"' or '\\' */
+  const unsigned char *u = (const unsigned char *)p;
+  size_t s = 0, i = 0;
+  for (;;) {
+    /* a control character, '"' or '\\' ends the run copied in one go */
+    while (i < n && !(cls[u[i]] & C_DQ)) i++;
     put(j, p + s, i - s);
-    put_escape(j, c);
-    s = i + 1;
+    if (i == n) return;
+    put_escape(j, u[i]);
+    s = ++i;
   }
-  put(j, p + s, n - s);
 }
 
 /* A code point written into a string: a raw control character is a repair. */
@@ -1042,8 +1043,11 @@ enum tok_kind {
 static enum tok_kind token_kind(const json_filter *j, int eof, uint32_t endcp, int *wi) {
   const char *w = j->tok;
   size_t n = j->tokn;
-  int k = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
-  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1; /* only an ellipsis is a key's word */
+  /* only an ellipsis ("..." or U+2026, three bytes) is a key's word */
+  int k = is_digit((unsigned char)w[0]) || (j->tok_key && n != 3)
+              ? -1
+              : name_index(word_names, word_len, NWORDS, w, n);
+  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1;
   if (k >= 0 && !word_json_len[k]) {
     if (j->tok_key ? endcp != ':' : top(j) == '[') return TK_DROP;
     k = -1;
