@@ -1000,7 +1000,7 @@ static size_t token_bytes(json_filter *j, const char *p, size_t n) {
      * asked once for all of them. */
     size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
     if (take > n) take = n;
-    memcpy(j->tok + j->tokn, p, take);
+    sluicep_json_copy(j->tok + j->tokn, p, take);
     if (!j->tok_key) { /* a key is never a number (num stays N_BAD) */
       enum json_num num = j->num;
       for (size_t k = 0; k < take; k++) num = num_next(num, (unsigned char)p[k]);
