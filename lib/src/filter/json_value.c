@@ -1300,7 +1300,7 @@ static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key)
   return 1;
 }
 
-static int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
   if (cp == ':') {
     put1(j, ':');
     j->vs = V_VALUE;
@@ -1321,7 +1321,7 @@ static int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
   return 0;
 }
 
-static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
   char t = top(j);
   if (cp == ',' && t != '(') { /* the common case first */
     j->pending_comma = 1;
