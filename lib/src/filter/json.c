@@ -42,7 +42,7 @@ void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint
   j->rev.name = kind;
   j->rev.name_len = kind_len;
   j->rev.offset = off;
-  if (sluicep_event(&j->base, &j->rev)) j->failed = 1;
+  if (sluicep_event_inline(&j->base, &j->rev)) j->failed = 1;
 }
 
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg) {
