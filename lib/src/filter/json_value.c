@@ -108,10 +108,11 @@ static void put_escape(json_filter *j, unsigned char c) {
 }
 
 /* Bytes (whole UTF-8 sequences) as string content: control characters,
- * quotes and backslashes escaped, the rest copied in runs. */
-static void put_escaped(json_filter *j, const char *p, size_t n) {
+ * quotes and backslashes escaped, the rest copied in runs; p[0..i) is
+ * known to need no escape. */
+static void put_escaped_from(json_filter *j, const char *p, size_t n, size_t i) {
   const unsigned char *u = (const unsigned char *)p;
-  size_t s = 0, i = 0;
+  size_t s = 0;
   for (;;) {
     /* a control character, '"' or '\\' ends the run copied in one go */
     while (i < n && !(cls[u[i]] & C_DQ)) i++;
@@ -122,12 +123,22 @@ static void put_escaped(json_filter *j, const char *p, size_t n) {
   }
 }
 
+/* The same, inline for the tokens: with nothing to escape (the common
+ * case) one put, else put_escaped_from from the first byte to escape. */
+static inline void put_escaped(json_filter *j, const char *p, size_t n) {
+  const unsigned char *u = (const unsigned char *)p;
+  size_t i = 0;
+  while (i < n && !(cls[u[i]] & C_DQ)) i++;
+  if (i == n) put(j, p, n);
+  else put_escaped_from(j, p, n, i);
+}
+
 /* A code point written into a string: a raw control character is a repair. */
 static int put_guarded(json_filter *j, uint32_t c);
 
 static void put_content(json_filter *j, uint32_t cp, const char *raw, size_t len, uint64_t off) {
   if (cp < 0x20) REPAIR(j, "control_char", off);
-  if (!put_guarded(j, cp)) put_escaped(j, raw, len);
+  if (!put_guarded(j, cp)) put_escaped_from(j, raw, len, 0); /* a code point: no inline copy */
 }
 
 static void put_content_cp(json_filter *j, uint32_t cp, uint64_t off) {
