@@ -1138,6 +1138,19 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
   }
 }
 
+/* A fresh key token that is one run of word bytes directly followed by its
+ * ':' (the usual unquoted key, {id: 1}): what token_bytes and end_token
+ * would write for it (a key is a string whatever its bytes; word bytes need
+ * no escape), in one step. The ':' is left to colon_cp. */
+static void key_word(json_filter *j, const char *p, size_t n) {
+  begin_item(j);
+  REPAIR(j, "unquoted_key", j->tok_off);
+  put1(j, '"');
+  put(j, p, n);
+  put1(j, '"');
+  j->vs = V_COLON;
+}
+
 /* A top-level scalar held in prose (json.c): the whole trimmed input, fence
  * or JSONP argument, read by the token rules above as a nested token that
  * ends there (2. is 2.0, tru is true, NaN is null). A token those rules make
@@ -1818,6 +1831,11 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
+        if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
+          key_word(j, p + i, k - i);
+          i = k;
+          continue;
+        }
         i += token_add(j, p + i, k - i);
         /* most often the byte after the run ends the token */
         if (i == n || j->vs != V_WORD || u[i] >= 0x80) continue;
