@@ -1000,6 +1000,17 @@ static void token_stream(json_filter *j) {
   j->tok_mode = TOK_STR;
 }
 
+/* Adds n bytes to the held token (room for them checked by the caller). */
+static inline void token_hold(json_filter *j, const char *p, size_t n) {
+  sluicep_json_copy(j->tok + j->tokn, p, n);
+  if (!j->tok_key) { /* a key is never a number (num stays N_BAD) */
+    enum json_num num = j->num;
+    for (size_t k = 0; k < n; k++) num = num_next(num, (unsigned char)p[k]);
+    j->num = num;
+  }
+  j->tokn += n;
+}
+
 /* Adds bytes (whole code points, or a run of ASCII) to the token; returns
  * how many it took (a streaming number stops at a byte that ends it). */
 static size_t token_bytes(json_filter *j, const char *p, size_t n) {
@@ -1011,13 +1022,7 @@ static size_t token_bytes(json_filter *j, const char *p, size_t n) {
      * asked once for all of them. */
     size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
     if (take > n) take = n;
-    sluicep_json_copy(j->tok + j->tokn, p, take);
-    if (!j->tok_key) { /* a key is never a number (num stays N_BAD) */
-      enum json_num num = j->num;
-      for (size_t k = 0; k < take; k++) num = num_next(num, (unsigned char)p[k]);
-      j->num = num;
-    }
-    j->tokn += take;
+    token_hold(j, p, take);
     i = take;
     if (j->tokn > JSON_TOKEN_HOLD || !token_special(j)) token_stream(j);
     if (j->failed) return n;
@@ -1833,6 +1838,16 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         while (k < n && (cls[u[k]] & C_WORD)) k++;
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
           key_word(j, p + i, k - i);
+          i = k;
+          continue;
+        }
+        /* a fresh value token short enough to be a name, ended in the chunk
+         * by a byte that ends every token: held whole and ended, as
+         * token_add and the test below would */
+        if (k < n && (cls[u[k]] & C_END) && !j->tok_key && !j->tokn && !j->wspn &&
+            k - i <= NAME_MAX_LEN) {
+          token_hold(j, p + i, k - i);
+          end_token(j, 0, u[k]);
           i = k;
           continue;
         }
