@@ -23,7 +23,9 @@
  * The per-state handlers below are the only rules. The fast paths in run()
  * look only at bytes already in the chunk and call the same handlers (or do
  * the one thing the handler would do for a plain byte: copy string content,
- * skip whitespace, add letters to a token).
+ * skip whitespace, add letters to a token; or, for a token whose end is in
+ * the chunk, what the handlers would do with all of it: key_word, a short
+ * value token held and ended at once).
  *
  * Held code points are re-fed through step() when a decision fails; what is
  * re-fed can never start the same kind of hold again (no comma in a held
@@ -1836,6 +1838,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
+        /* a fresh key (nothing held yet) whose ':' follows the run */
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
           key_word(j, p + i, k - i);
           i = k;
