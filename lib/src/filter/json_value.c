@@ -1437,6 +1437,12 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off) {
   }
 }
 
+/* struct_cp for the slow path (between_cp, every byte of a stringified
+ * document): a call, so that between_cp stays small. */
+static SLUICEP_NOINLINE int struct_cp_slow(json_filter *j, uint32_t cp, uint64_t off) {
+  return struct_cp(j, cp, off);
+}
+
 static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* a closing fence ends the value; other backticks are dropped */
   if (j->cm == CM_NONE) {
@@ -1467,7 +1473,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
     if (cp == '"') { /* {\"a\": 1}: the document was stringified */
       REPAIR(j, "stringified_json", j->bslash_off);
       j->unesc = UNESC_BARE;
-      return struct_cp(j, cp, j->bslash_off);
+      return struct_cp_slow(j, cp, j->bslash_off);
     }
     REPAIR(j, "unexpected_char", j->bslash_off);
   }
@@ -1477,7 +1483,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
     j->bslash_off = off;
     return 1;
   }
-  return struct_cp(j, cp, off);
+  return struct_cp_slow(j, cp, off);
 }
 
 /* ---------------- a top-level '"' ---------------- */
