@@ -19,8 +19,9 @@ static const opt jctx_options[] = {
      .help = "print a valid JSON snapshot of the prefix after each block read (the last line "
              "is the final value)"},
     {"log", 0, NULL, OPT_FLAG, OPT_AT(jctx, log, int),
-     .help = "print each repair (kind and input offset) and whether the input was truncated "
-             "on standard error"},
+     .help = "print each repair (kind and input offset), whether the input was truncated "
+             "and, when the text is valid JSON that jansson cannot load, why (reason and "
+             "input offset) on standard error"},
     {0}};
 
 static const opt json_options[] = {
@@ -76,8 +77,14 @@ static int on_event(void *user, const sluice_event *ev) {
     fprintf(stderr, "repair %.*s at %llu\n", (int)ev->name_len, ev->name,
             (unsigned long long)ev->offset);
   if (ev->type == SLUICE_EV_SNAPSHOT && c->incremental && print_snapshot(c, ev)) return 1;
-  if (ev->type == SLUICE_EV_VALUE && c->log)
+  if (ev->type == SLUICE_EV_VALUE && c->log) {
     fprintf(stderr, "truncated %s\n", ev->complete ? "false" : "true");
+    /* the text is still the answer; a caller loading it with jansson
+     * needs to know it will be refused, and for what */
+    if (ev->name)
+      fprintf(stderr, "unloadable %.*s at %llu\n", (int)ev->name_len, ev->name,
+              (unsigned long long)ev->offset);
+  }
   return 0;
 }
 

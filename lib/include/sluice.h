@@ -621,8 +621,9 @@ SLUICE_API sluice_status sluice_monitor_new(sluice_filter **out, const sluice_mo
  * key; a closer in a string and up to 47 closers and spaces after it (ended
  * by the input's end: is the closing quote missing?); 16 code points after
  * a top-level '"'; 64 bytes of an unquoted token and 64 spaces inside it; a
- * mismatched closer until the next token. The complete text is also kept
- * for the VALUE event (max_bytes caps it).
+ * mismatched closer until the next token; a high surrogate escape (6 bytes)
+ * until what follows decides: its low half, or U+FFFD for a lone one. The
+ * complete text is also kept for the VALUE event (max_bytes caps it).
  *
  * Snapshots (option incremental). After each feed call, once the value has
  * started, a SLUICE_EV_SNAPSHOT event gives a JSON text of the input so far:

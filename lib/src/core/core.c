@@ -242,10 +242,14 @@ sluice_status sluicep_filter_alloc(sluice_filter **out, size_t size, const sluic
   return SLUICE_OK;
 }
 
+void sluicep_event_failed(sluice_filter *f) {
+  sluicep_fail(f, SLUICE_CALLBACK, f->at, "the event callback returned non-zero");
+}
+
 int sluicep_event(sluice_filter *f, const sluice_event *ev) {
   if (f->err.status != SLUICE_OK) return 1;
   if (f->sink.event && f->sink.event(f->sink.user, ev) != 0) {
-    sluicep_fail(f, SLUICE_CALLBACK, f->at, "the event callback returned non-zero");
+    sluicep_event_failed(f);
     return 1;
   }
   return 0;

@@ -106,6 +106,17 @@ static inline int sluicep_emit_ok(sluice_filter *f, sluice_channel ch, const cha
 }
 /* Sends an event. Returns non-zero when the filter must stop. */
 SLUICE_API int sluicep_event(sluice_filter *f, const sluice_event *ev);
+/* sluicep_event for a hot path (json sends a repair event every few bytes
+ * of messy input): the tests and the call inline, the failure out of line. */
+SLUICE_API void sluicep_event_failed(sluice_filter *f);
+static inline int sluicep_event_inline(sluice_filter *f, const sluice_event *ev) {
+  if (f->err.status != SLUICE_OK) return 1;
+  if (f->sink.event && f->sink.event(f->sink.user, ev) != 0) {
+    sluicep_event_failed(f);
+    return 1;
+  }
+  return 0;
+}
 
 /* ---------------- hold-back feeding ----------------
  * Many filters decide on a byte only after seeing a bounded number of bytes

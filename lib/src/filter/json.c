@@ -39,8 +39,10 @@ void sluicep_json_nomem(json_filter *j) {
 
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off) {
   if (j->failed || j->quiet) return;
-  sluice_event ev = {SLUICE_EV_REPAIR, kind, kind_len, NULL, 0, NULL, 0, off, 0, 0};
-  if (sluicep_event(&j->base, &ev)) j->failed = 1;
+  j->rev.name = kind;
+  j->rev.name_len = kind_len;
+  j->rev.offset = off;
+  if (sluicep_event_inline(&j->base, &j->rev)) j->failed = 1;
 }
 
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg) {
@@ -546,6 +548,7 @@ static void json_reset(sluice_filter *f) {
   j->snap_scratch = keep.snap_scratch;
   j->out.len = j->stack.len = j->snap_head.len = j->snap_scratch.len = 0;
   j->phase = P_START;
+  j->rev.type = SLUICE_EV_REPAIR;
 }
 
 static const sluicep_vtable json_vt = {"json", json_feed, json_finish, json_destroy, json_reset};
@@ -580,6 +583,7 @@ sluice_status sluice_json_new(sluice_filter **out, const sluice_json_opts *opts,
   j->max_depth = o->max_depth;
   j->max_bytes = o->max_bytes;
   j->phase = P_START;
+  j->rev.type = SLUICE_EV_REPAIR; /* the other fields stay zero */
   *out = f;
   return SLUICE_OK;
 }

@@ -82,6 +82,9 @@ typedef struct json_filter {
   size_t max_bytes; /* cap on the input, so on what is held; 0 = none */
   uint64_t pos;     /* input bytes consumed */
   int quiet;        /* a snapshot's trial run: no events */
+  /* the repair event, its constant fields set once (json.c): a repair
+   * fills in the kind and the offset only */
+  sluice_event rev;
   int failed;
 
   sluicep_buf out;   /* the repaired text, append only */
@@ -198,14 +201,29 @@ typedef struct json_filter {
 
 void sluicep_json_nomem(json_filter *j);
 
+/* memcpy for the few bytes most writes are: no call, and no loop (two
+ * copies that may overlap cover 4 to 8 bytes; three single bytes 1 to 3). */
+static inline void sluicep_json_copy(char *d, const char *p, size_t n) {
+  if (n >= 4 && n <= 8) {
+    uint32_t head, tail;
+    memcpy(&head, p, 4);
+    memcpy(&tail, p + n - 4, 4);
+    memcpy(d, &head, 4);
+    memcpy(d + n - 4, &tail, 4);
+  } else if (n > 8) {
+    memcpy(d, p, n);
+  } else if (n) {
+    char a = p[0], m = p[n >> 1], z = p[n - 1];
+    d[0] = a;
+    d[n >> 1] = m;
+    d[n - 1] = z;
+  }
+}
+
 /* Appends to a buffer; the common case (room enough) without a call. */
 static inline int sluicep_json_buf_add(sluicep_buf *b, const char *p, size_t n) {
   if (b->cap - b->len >= n) {
-    char *d = b->ptr + b->len;
-    if (n <= 8) /* most writes are a few bytes: no call */
-      for (size_t i = 0; i < n; i++) d[i] = p[i];
-    else
-      memcpy(d, p, n);
+    sluicep_json_copy(b->ptr + b->len, p, n);
     b->len += n;
     return 0;
   }

@@ -23,7 +23,9 @@
  * The per-state handlers below are the only rules. The fast paths in run()
  * look only at bytes already in the chunk and call the same handlers (or do
  * the one thing the handler would do for a plain byte: copy string content,
- * skip whitespace, add letters to a token).
+ * skip whitespace, add letters to a token; or, for a token whose end is in
+ * the chunk, what the handlers would do with all of it: key_word, a short
+ * value token held and ended at once).
  *
  * Held code points are re-fed through step() when a decision fails; what is
  * re-fed can never start the same kind of hold again (no comma in a held
@@ -108,17 +110,29 @@ static void put_escape(json_filter *j, unsigned char c) {
 }
 
 /* Bytes (whole UTF-8 sequences) as string content: control characters,
- * quotes and backslashes escaped, the rest copied in runs. */
-static void put_escaped(json_filter *j, const char *p, size_t n) {
+ * quotes and backslashes escaped, the rest copied in runs; p[0..i) is
+ * known to need no escape. */
+static void put_escaped_from(json_filter *j, const char *p, size_t n, size_t i) {
+  const unsigned char *u = (const unsigned char *)p;
   size_t s = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)p[i];
-    if (!(cls[c] & C_DQ)) continue; /* not a control character, '"' or '\\' */
+  for (;;) {
+    /* a control character, '"' or '\\' ends the run copied in one go */
+    while (i < n && !(cls[u[i]] & C_DQ)) i++;
     put(j, p + s, i - s);
-    put_escape(j, c);
-    s = i + 1;
+    if (i == n) return;
+    put_escape(j, u[i]);
+    s = ++i;
   }
-  put(j, p + s, n - s);
+}
+
+/* The same, inline for the tokens: with nothing to escape (the common
+ * case) one put, else put_escaped_from from the first byte to escape. */
+static inline void put_escaped(json_filter *j, const char *p, size_t n) {
+  const unsigned char *u = (const unsigned char *)p;
+  size_t i = 0;
+  while (i < n && !(cls[u[i]] & C_DQ)) i++;
+  if (i == n) put(j, p, n);
+  else put_escaped_from(j, p, n, i);
 }
 
 /* A code point written into a string: a raw control character is a repair. */
@@ -126,7 +140,7 @@ static int put_guarded(json_filter *j, uint32_t c);
 
 static void put_content(json_filter *j, uint32_t cp, const char *raw, size_t len, uint64_t off) {
   if (cp < 0x20) REPAIR(j, "control_char", off);
-  if (!put_guarded(j, cp)) put_escaped(j, raw, len);
+  if (!put_guarded(j, cp)) put_escaped_from(j, raw, len, 0); /* a code point: no inline copy */
 }
 
 static void put_content_cp(json_filter *j, uint32_t cp, uint64_t off) {
@@ -381,34 +395,40 @@ static void close_string(json_filter *j) {
   else value_done(j);
 }
 
-static void drop_hi(json_filter *j) {
+/* A surrogate escape that is not half of a pair is written U+FFFD, as the
+ * encoded surrogates and invalid UTF-8 are: jansson refuses it as written,
+ * and the replacement keeps its place (every other reader keeps it). */
+static void lone_hi(json_filter *j) {
   REPAIR(j, "lone_surrogate", j->hi_off);
+  PUTS(j, "\\ufffd");
   j->hi = 0;
 }
 
 enum { U_CHAR, U_PAIR, U_HOLD, U_LONE };
 
-/* The surrogate rules for a \uXXXX of value v at off, shared by strings
- * (which keep escapes as written) and the stringified layer (which decodes
- * them): with a high surrogate held (at held_off), a low one completes the
- * pair and anything else drops the held one; a high one is held; a lone
- * low one is dropped. */
-static int surrogates(json_filter *j, int held, uint64_t held_off, uint32_t v, uint64_t off) {
-  if (held) {
-    if (v >= 0xDC00 && v <= 0xDFFF) return U_PAIR;
-    REPAIR(j, "lone_surrogate", held_off);
-  }
+/* The surrogate rules for a \uXXXX of value v, shared by strings (which
+ * keep escapes as written) and the stringified layer (which decodes them):
+ * with a high surrogate held, a low one completes the pair (anything else
+ * finds the held one lone: the caller has written it U+FFFD first, see
+ * pairs_with); a high one is held; a lone low one is U+FFFD (U_LONE, the
+ * caller writes it; the repair is here). */
+static int surrogates(json_filter *j, int held, uint32_t v, uint64_t off) {
+  if (held) return U_PAIR;
   if (v >= 0xD800 && v <= 0xDBFF) return U_HOLD;
   if (v < 0xDC00 || v > 0xDFFF) return U_CHAR;
   REPAIR(j, "lone_surrogate", off);
   return U_LONE;
 }
 
+/* Does v complete a held high surrogate? */
+static int pairs_with(uint32_t v) { return v >= 0xDC00 && v <= 0xDFFF; }
+
 static void unicode_done(json_filter *j) {
   uint32_t v = j->hexv;
+  if (j->hi && !pairs_with(v)) lone_hi(j);
   int held = j->hi;
   j->hi = 0;
-  switch (surrogates(j, held, j->hi_off, v, j->esc_off)) {
+  switch (surrogates(j, held, v, j->esc_off)) {
   case U_PAIR:
     put(j, j->hibuf, 6);
     put(j, j->hexbuf, 6);
@@ -422,7 +442,7 @@ static void unicode_done(json_filter *j) {
     if (v == 0 && j->is_key) key_nul(j, j->esc_off);
     put(j, j->hexbuf, 6);
     break;
-  default: break;
+  default: PUTS(j, "\\ufffd"); break;
   }
 }
 
@@ -665,7 +685,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
   if (j->kn) return kc_cp(j, cp, off);
   if (j->esc == 1) {
     j->esc = 0;
-    if (cp != 'u' && j->hi) drop_hi(j);
+    if (cp != 'u' && j->hi) lone_hi(j);
     switch (cp) {
     case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': {
       char e[2] = {'\\', (char)cp};
@@ -707,7 +727,7 @@ static int string_cp(json_filter *j, uint32_t cp, const char *raw, size_t len, u
     j->esc_off = off;
     return 1;
   }
-  if (j->hi) drop_hi(j);
+  if (j->hi) lone_hi(j);
   if (is_close_quote(j, cp)) {
     j->qcp[0] = cp;
     j->qoff[0] = off;
@@ -982,6 +1002,17 @@ static void token_stream(json_filter *j) {
   j->tok_mode = TOK_STR;
 }
 
+/* Adds n bytes to the held token (room for them checked by the caller). */
+static inline void token_hold(json_filter *j, const char *p, size_t n) {
+  sluicep_json_copy(j->tok + j->tokn, p, n);
+  if (!j->tok_key) { /* a key is never a number (num stays N_BAD) */
+    enum json_num num = j->num;
+    for (size_t k = 0; k < n; k++) num = num_next(num, (unsigned char)p[k]);
+    j->num = num;
+  }
+  j->tokn += n;
+}
+
 /* Adds bytes (whole code points, or a run of ASCII) to the token; returns
  * how many it took (a streaming number stops at a byte that ends it). */
 static size_t token_bytes(json_filter *j, const char *p, size_t n) {
@@ -993,20 +1024,13 @@ static size_t token_bytes(json_filter *j, const char *p, size_t n) {
      * asked once for all of them. */
     size_t take = JSON_TOKEN_HOLD + 1 - j->tokn;
     if (take > n) take = n;
-    enum json_num num = j->num;
-    char *t = j->tok + j->tokn;
-    for (size_t k = 0; k < take; k++) {
-      if (!j->tok_key) num = num_next(num, (unsigned char)p[k]);
-      t[k] = p[k];
-    }
-    j->num = num;
-    j->tokn += take;
+    token_hold(j, p, take);
     i = take;
     if (j->tokn > JSON_TOKEN_HOLD || !token_special(j)) token_stream(j);
     if (j->failed) return n;
   }
   if (j->tok_mode == TOK_STR) {
-    put_escaped(j, p + i, n - i);
+    if (i < n) put_escaped(j, p + i, n - i);
     return n;
   }
   while (i < n && j->tok_mode == TOK_NUM && num_next(j->num, (unsigned char)p[i]) != N_BAD)
@@ -1037,8 +1061,11 @@ enum tok_kind {
 static enum tok_kind token_kind(const json_filter *j, int eof, uint32_t endcp, int *wi) {
   const char *w = j->tok;
   size_t n = j->tokn;
-  int k = is_digit((unsigned char)w[0]) ? -1 : name_index(word_names, word_len, NWORDS, w, n);
-  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1; /* only an ellipsis is a key's word */
+  /* only an ellipsis ("..." or U+2026, three bytes) is a key's word */
+  int k = is_digit((unsigned char)w[0]) || (j->tok_key && n != 3)
+              ? -1
+              : name_index(word_names, word_len, NWORDS, w, n);
+  if (k >= 0 && j->tok_key && word_json_len[k]) k = -1;
   if (k >= 0 && !word_json_len[k]) {
     if (j->tok_key ? endcp != ':' : top(j) == '[') return TK_DROP;
     k = -1;
@@ -1116,6 +1143,19 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
   } else {
     value_done(j);
   }
+}
+
+/* A fresh key token that is one run of word bytes directly followed by its
+ * ':' (the usual unquoted key, {id: 1}): what token_bytes and end_token
+ * would write for it (a key is a string whatever its bytes; word bytes need
+ * no escape), in one step. The ':' is left to colon_cp. */
+static void key_word(json_filter *j, const char *p, size_t n) {
+  begin_item(j);
+  REPAIR(j, "unquoted_key", j->tok_off);
+  put1(j, '"');
+  put(j, p, n);
+  put1(j, '"');
+  j->vs = V_COLON;
 }
 
 /* A top-level scalar held in prose (json.c): the whole trimmed input, fence
@@ -1291,7 +1331,7 @@ static inline int item_start(json_filter *j, uint32_t cp, uint64_t off, int key)
   return 1;
 }
 
-static int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
   if (cp == ':') {
     put1(j, ':');
     j->vs = V_VALUE;
@@ -1312,7 +1352,7 @@ static int colon_cp(json_filter *j, uint32_t cp, uint64_t off) {
   return 0;
 }
 
-static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
   char t = top(j);
   if (cp == ',' && t != '(') { /* the common case first */
     j->pending_comma = 1;
@@ -1351,7 +1391,7 @@ static int after_cp(json_filter *j, uint32_t cp, uint64_t off) {
 
 /* A code point that starts or separates tokens (no comment, fence or
  * backslash pending, not a space): the fast path calls this directly. */
-static inline int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
+static inline SLUICEP_ALWAYS_INLINE int struct_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* the common case first: a letter or digit starts an unquoted token (what
    * item_start would do with it last) */
   if ((j->vs == V_VALUE || j->vs == V_KEY) && cp < 0x80 && (cls[cp] & C_WORD)) {
@@ -1397,6 +1437,12 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off) {
   }
 }
 
+/* struct_cp for the slow path (between_cp, every byte of a stringified
+ * document): a call, so that between_cp stays small. */
+static SLUICEP_NOINLINE int struct_cp_slow(json_filter *j, uint32_t cp, uint64_t off) {
+  return struct_cp(j, cp, off);
+}
+
 static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
   /* a closing fence ends the value; other backticks are dropped */
   if (j->cm == CM_NONE) {
@@ -1427,7 +1473,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
     if (cp == '"') { /* {\"a\": 1}: the document was stringified */
       REPAIR(j, "stringified_json", j->bslash_off);
       j->unesc = UNESC_BARE;
-      return struct_cp(j, cp, j->bslash_off);
+      return struct_cp_slow(j, cp, j->bslash_off);
     }
     REPAIR(j, "unexpected_char", j->bslash_off);
   }
@@ -1437,7 +1483,7 @@ static int between_cp(json_filter *j, uint32_t cp, uint64_t off) {
     j->bslash_off = off;
     return 1;
   }
-  return struct_cp(j, cp, off);
+  return struct_cp_slow(j, cp, off);
 }
 
 /* ---------------- a top-level '"' ---------------- */
@@ -1550,7 +1596,7 @@ void sluicep_json_finish_token(json_filter *j, uint64_t end) {
         if (j->esc == 1) REPAIR(j, "dangling_escape", j->esc_off);
         if (j->esc == 2) REPAIR(j, "partial_unicode_escape", j->esc_off);
         j->esc = 0;
-        if (j->hi) drop_hi(j);
+        if (j->hi) lone_hi(j);
         REPAIR(j, "unclosed_string", end);
         j->truncated = 1;
       }
@@ -1614,23 +1660,27 @@ static void layer_out(json_filter *j, uint32_t cp, uint64_t off) {
   step(j, cp, (const char *)b, l, off);
 }
 
+/* The layer's held high surrogate was lone: U+FFFD in its place (lone_hi). */
 static void layer_drop_hi(json_filter *j) {
   if (!j->lhi) return;
   REPAIR(j, "lone_surrogate", j->lhi_off);
+  layer_out(j, 0xFFFD, j->lhi_off);
   j->lhi = 0;
 }
 
 static void layer_unicode(json_filter *j) {
-  uint32_t v = j->lhex, hi = j->lhi;
+  uint32_t v = j->lhex;
+  if (j->lhi && !pairs_with(v)) layer_drop_hi(j);
+  uint32_t hi = j->lhi;
   j->lhi = 0;
-  switch (surrogates(j, hi != 0, j->lhi_off, v, j->lesc_off)) {
+  switch (surrogates(j, hi != 0, v, j->lesc_off)) {
   case U_PAIR: layer_out(j, 0x10000 + ((hi - 0xD800) << 10) + (v - 0xDC00), j->lhi_off); break;
   case U_HOLD:
     j->lhi = v;
     j->lhi_off = j->lesc_off;
     break;
   case U_CHAR: layer_out(j, v, j->lesc_off); break;
-  default: break;
+  default: layer_out(j, 0xFFFD, j->lesc_off); break;
   }
 }
 
@@ -1794,9 +1844,31 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
+        /* a fresh key (nothing held yet) whose ':' follows the run */
+        if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
+          key_word(j, p + i, k - i);
+          i = k;
+          continue;
+        }
+        /* a fresh value token short enough to be a name, ended in the chunk
+         * by a byte that ends every token: held whole and ended, as
+         * token_add and the test below would */
+        if (k < n && (cls[u[k]] & C_END) && !j->tok_key && !j->tokn && !j->wspn &&
+            k - i <= NAME_MAX_LEN) {
+          token_hold(j, p + i, k - i);
+          end_token(j, 0, u[k]);
+          i = k;
+          continue;
+        }
         i += token_add(j, p + i, k - i);
         /* most often the byte after the run ends the token */
         if (i == n || j->vs != V_WORD || u[i] >= 0x80) continue;
+      }
+      /* what token_cp does first: a byte that ends any token (or a key) */
+      if ((cls[u[i]] & C_END) || (u[i] == ':' && j->tok_key)) {
+        end_token(j, 0, u[i]);
+        done = 0;
+        break;
       }
       done = token_cp(j, u[i], p + i, 1, off + i);
       break;
@@ -1804,7 +1876,21 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     case V_KEY:
     case V_COLON:
     case V_AFTER:
-      if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
+      /* no comment, backtick run or backslash pending (one test for the
+       * three, which are rare) */
+      if (!(j->cm | j->ticks | j->bslash)) {
+        if (cls[u[i]] & C_WS) {
+          while (i < n && (cls[u[i]] & C_WS)) i++;
+          /* nothing the loop checks changed: the byte after the spaces is
+           * handled here when it needs no slow path (non-ASCII is C_SLOW) */
+          if (i == n || (cls[u[i]] & C_SLOW)) continue;
+        }
+        if (!(cls[u[i]] & C_SLOW)) {
+          done = struct_cp(j, u[i], off + i);
+          if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
+          break;
+        }
+      } else if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
         const void *e = memchr(u + i, j->cm == CM_LINE ? '\n' : '*', n - i);
         size_t k = e ? (size_t)((const unsigned char *)e - u) : n;
         if (k > i) {
@@ -1813,17 +1899,6 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         }
       }
       if (u[i] >= 0x80) return i;
-      if (j->cm == CM_NONE && !j->ticks && !j->bslash) {
-        if (cls[u[i]] & C_WS) {
-          while (i < n && (cls[u[i]] & C_WS)) i++;
-          continue;
-        }
-        if (!(cls[u[i]] & C_SLOW)) {
-          done = struct_cp(j, u[i], off + i);
-          if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
-          break;
-        }
-      }
       done = between_cp(j, u[i], off + i);
       break;
     default: return i;
