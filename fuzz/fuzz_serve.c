@@ -6,13 +6,16 @@
  * must then still answer GET /_sluice/log with a JSON array: no request
  * stops it, none breaks its log. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -48,8 +51,14 @@ static void start(void) {
 static size_t exchange(const char *req, size_t n, char *out, size_t cap) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct timeval tv = {5, 0};
+  /* Closed with a reset, so neither end keeps the pair in TIME_WAIT: at a
+   * couple of thousand exchanges a second a campaign ran out of loopback
+   * ports within half a minute (connect: EADDRNOTAVAIL). */
+  struct linger now = {1, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&where, sizeof where)) fail("cannot connect", "");
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&where, sizeof where))
+    fail("cannot connect", strerror(errno));
   size_t sent = 0, got = 0;
   while (sent < n) {
     ssize_t w = send(fd, req + sent, n - sent, MSG_NOSIGNAL);
@@ -73,7 +82,15 @@ static const char *field(const uint8_t **p, const uint8_t *end, size_t *len) {
 static void check_log(void) {
   static const char get[] = "GET /_sluice/log HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   static char out[1 << 20];
-  size_t n = exchange(get, sizeof get - 1, out, sizeof out - 1);
+  /* An empty answer is asked again, twice, 50 ms apart: at a couple of
+   * thousand connections a second a campaign once saw the log request
+   * closed unanswered (once in some 100,000 inputs; the input alone passes),
+   * while a server that stopped answers none of the three. */
+  size_t n = 0;
+  for (int tries = 0; tries < 3 && n == 0; tries++) {
+    if (tries) nanosleep(&(struct timespec){0, 50000000}, NULL);
+    n = exchange(get, sizeof get - 1, out, sizeof out - 1);
+  }
   out[n] = '\0';
   const char *body = strstr(out, "\r\n\r\n");
   if (strncmp(out, "HTTP/1.1 200", 12) != 0 || !body) fail("the log is not answered", out);
@@ -107,6 +124,40 @@ static void check_scan(const char *body, size_t n) {
   json_decref(j);
 }
 
+/* Is the header line s[0..n) one of those the harness writes itself? */
+static int framing_header(const char *s, size_t n) {
+  static const char *const names[] = {"connection", "content-length", "transfer-encoding"};
+  size_t k = 0;
+  while (k < n && s[k] != ':') k++;
+  while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) k--;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strlen(names[i]) == k && strncasecmp(s, names[i], k) == 0) return 1;
+  return 0;
+}
+
+/* The input's header lines ('\n' between them), each ended by CRLF, less
+ * those that frame the request or the connection, and the folded lines
+ * (starting with a space or a tab) that continue them. The harness frames
+ * both itself, after the input's lines: it reads each answer to the
+ * server's close, so an input that kept the connection open (a folded line
+ * continuing "Connection: close", its own keep-alive, a chunked body never
+ * sent) left it waiting out its read timeout, which AFL++ reported as a
+ * hang (corpus/fuzz/serve/regress-folded-connection-header). */
+static void add_headers(tbuf *req, const char *h, size_t hl) {
+  int dropped = 0;
+  for (size_t i = 0; i < hl;) {
+    const char *nl = memchr(h + i, '\n', hl - i);
+    size_t n = nl ? (size_t)(nl - (h + i)) : hl - i;
+    int folded = n > 0 && (h[i] == ' ' || h[i] == '\t');
+    if (!folded) dropped = framing_header(h + i, n);
+    if (!dropped) {
+      tbuf_xadd(req, h + i, n);
+      tbuf_xadds(req, "\r\n");
+    }
+    i += n + 1;
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!srv) start();
   const uint8_t *p = data, *end = data + size;
@@ -115,10 +166,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t bl = (size_t)(end - p);
   check_scan((const char *)p, bl);
   tbuf req = {0};
-  tbuf_xprintf(&req, "%.*s %.*s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n", (int)ml, m,
-               (int)tl, t);
-  for (size_t i = 0; i < hl; i++) tbuf_xadds(&req, h[i] == '\n' ? "\r\n" : (char[]){h[i], 0});
-  tbuf_xprintf(&req, "%sContent-Length: %zu\r\n\r\n", hl ? "\r\n" : "", bl);
+  tbuf_xprintf(&req, "%.*s %.*s HTTP/1.1\r\nHost: x\r\n", (int)ml, m, (int)tl, t);
+  add_headers(&req, h, hl);
+  tbuf_xprintf(&req, "Connection: close\r\nContent-Length: %zu\r\n\r\n", bl);
   tbuf_xadd(&req, p, bl);
   static char out[1 << 16];
   size_t n = exchange(req.p, req.n, out, sizeof out);
