@@ -99,15 +99,16 @@ void sluice_output_reset(sluice_output *o) {
   o->status = SLUICE_OK;
 }
 
-/* A block of at least `need` bytes: a spare one that is large enough, or a
- * new one. */
+/* A block of at least `need` bytes: the first spare one when it is large
+ * enough, else a new one. Only the first is looked at, so a copy costs the
+ * same after a reset whatever the earlier stream left (searching the list
+ * would cost each copy larger than a block the whole list). */
 static arena_block *new_block(sluice_output *o, size_t need) {
-  for (arena_block **at = &o->spare; *at; at = &(*at)->next)
-    if ((*at)->cap >= need) {
-      arena_block *b = *at;
-      *at = b->next;
-      return b;
-    }
+  if (o->spare && o->spare->cap >= need) {
+    arena_block *b = o->spare;
+    o->spare = b->next;
+    return b;
+  }
   if (need > SIZE_MAX - sizeof(arena_block) - ARENA_BLOCK) return NULL;
   size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
   arena_block *b = sluicep_alloc(&o->mem, sizeof *b + cap);
