@@ -21,7 +21,8 @@
 // markup, dropped; missing ones are empty) and optionally `events` (an array
 // of event objects, FORMAT.md; a json filter's finish() adds value and
 // truncated, or unloadable ({reason, offset}) in place of value for valid
-// JSON a reader with doubles cannot load), or a Promise of one (requests are still
+// JSON a reader with doubles cannot load; a -0 in value is written -0.0,
+// which JSON.stringify would write 0), or a Promise of one (requests are still
 // served one at a time, in order). Throw Unsupported for what you do not
 // implement (the case counts as skipped), BadOption for a bad option, or
 // FilterError(code, message, offset) for a filter error.
@@ -41,6 +42,7 @@
 
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
+import { randomUUID } from 'node:crypto';
 
 const CHANNELS = ['text', 'thought', 'other', 'markup', 'dropped'];
 const FIELDS = [...CHANNELS, 'events', 'value', 'truncated'];
@@ -125,7 +127,18 @@ function errorAnswer(code, message, offset = 0) {
 
 // Lines go out in order, each as soon as it is written (process.stdout
 // queues and writes them in order; nothing waits for a buffer to fill).
-function write(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
+function write(obj) { process.stdout.write(('value' in obj ? valueLine(obj) : JSON.stringify(obj)) + '\n'); }
+
+// A json filter's value keeps a negative zero: JSON.stringify writes -0 as 0,
+// which the runner would read as another number than the reference's -0.0.
+// Each -0 is written as a marker string no value can hold (it has this
+// process's random nonce), then the marker, quotes included, as -0.0.
+const NEG_ZERO = `\u0000sluice-negative-zero-${randomUUID()}`;
+function valueLine(obj) {
+  let seen = false;
+  const s = JSON.stringify(obj, (k, v) => (Object.is(v, -0) ? ((seen = true), NEG_ZERO) : v));
+  return seen ? s.replaceAll(JSON.stringify(NEG_ZERO), '-0.0') : s;
+}
 
 async function serveLine(filters, line) {
   let req;

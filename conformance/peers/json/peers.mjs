@@ -19,14 +19,21 @@ const bestEffortParse = bestEffort.parse ?? bestEffort.default?.parse;
 if (bestEffort.disableErrorLogging) bestEffort.disableErrorLogging();
 const untruncate = untruncateJson.default ?? untruncateJson;
 
+// The repairers whose result is JSON text, that text: serve.mjs reads its
+// numbers from their digits, as the runner reads the reference's.
+export const REPAIRED_TEXT = {
+  jsonrepair: (text) => jsonrepair(text),
+  'untruncate-json': (text) => untruncate(text),
+};
+
 // One-call peers: the whole text in, a value out (or a throw; a Promise of
 // either).
 export const ONE_CALL = {
-  jsonrepair: (text) => JSON.parse(jsonrepair(text)),
+  jsonrepair: (text) => JSON.parse(REPAIRED_TEXT.jsonrepair(text)),
   'dirty-json': (text) => dirtyJson.parse(text),
   'partial-json': (text) => partialParse(text, Allow.ALL),
   'best-effort-json-parser': (text) => bestEffortParse(text),
-  'untruncate-json': (text) => JSON.parse(untruncate(text)),
+  'untruncate-json': (text) => JSON.parse(REPAIRED_TEXT['untruncate-json'](text)),
   'ai-sdk-partial-json': async (text) => {
     const { value, state } = await parsePartialJson(text);
     if (state === 'failed-parse' || state === 'undefined-input') throw new Error(state);
@@ -50,11 +57,15 @@ export class RepairStream {
     if (!this.error) this.t.write(text);
     await settle();
   }
-  // The value of the repaired text; throws what the stream or the parse threw.
-  async value() {
+  // The repaired text; throws what the stream threw.
+  async text() {
     if (!this.error) this.t.end();
     await this.ended;
     if (this.error) throw this.error;
-    return JSON.parse(this.out.join(''));
+    return this.out.join('');
+  }
+  // Its value; throws what the stream or the parse threw.
+  async value() {
+    return JSON.parse(await this.text());
   }
 }
