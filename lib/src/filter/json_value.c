@@ -1806,6 +1806,32 @@ static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) 
   }
 }
 
+/* A candidate closing quote at u[i] (the string's own '"' or '\'', no
+ * escape, surrogate or decision held) whose reading the chunk decides: the
+ * spaces after it (at most JSON_QP_MAX, no tab or line break) and the
+ * ASCII byte after them, not a space or '+'. What holding the quote and the
+ * spaces and then quote_cp would do, in one step: the quote closes the
+ * string (the spaces were between tokens: dropped), or it was content
+ * (quote_content: the quote escaped, the spaces kept). Returns the index of
+ * the deciding byte, which is read next, or 0 when the chunk does not
+ * decide. */
+static inline size_t quote_fast(json_filter *j, const unsigned char *u, size_t n, size_t i,
+                                uint64_t off) {
+  size_t s = i + 1;
+  while (s < n && u[s] == ' ' && s - i <= JSON_QP_MAX) s++;
+  if (s == n || s - i > JSON_QP_MAX || u[s] >= 0x80 || is_ws(u[s]) || u[s] == '+') return 0;
+  if (quote_ends(j, u[s], s > i + 1)) {
+    close_string(j);
+    return s;
+  }
+  if (j->qnl) return 0; /* a line break before ("a" +\n "b"): quote_cp's word rule */
+  REPAIR(j, "unescaped_quote", off + i);
+  if (u[i] == '"') PUTS(j, "\\\"");
+  else put1(j, '\'');
+  for (size_t k = i + 1; k < s; k++) put1(j, ' ');
+  return s;
+}
+
 /* The fast path: the bytes of the chunk from p while the value lasts and
  * they are ASCII, dispatched on the state as step() does, but without the
  * UTF-8 decoder and the phase checks (and only while the stringified layer
@@ -1826,13 +1852,13 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         put(j, p + i, k);
         i += k;
         if (i == n || u[i] >= 0x80) return i;
-        /* a closing quote decided by the byte right after it (what holding
-         * it and then quote_cp would decide) */
-        if (i + 1 < n && (u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ) &&
-            u[i + 1] < 0x80 && !is_ws(u[i + 1]) && u[i + 1] != '+' && quote_ends(j, u[i + 1], 0)) {
-          close_string(j);
-          i++;
-          continue;
+        /* a candidate closing quote decided in the chunk (quote_fast) */
+        if ((u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ)) {
+          size_t k2 = quote_fast(j, u, n, i, off);
+          if (k2) {
+            i = k2;
+            continue;
+          }
         }
       }
       if (u[i] >= 0x80) return i;
