@@ -1158,6 +1158,57 @@ static void key_word(json_filter *j, const char *p, size_t n) {
   j->vs = V_COLON;
 }
 
+/* The literal or constant of word_names (not an ellipsis) that p[0..n) is,
+ * or -1: name_index's answer for a value token that is not a number, with
+ * no call (the first byte tested before the rest). */
+#define W_LITERALS (NWORDS - 2) /* the ellipses are last */
+static int literal_index(const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < W_LITERALS; i++) {
+    if (word_len[i] != n || (unsigned char)word_names[i][0] != p[0]) continue;
+    size_t k = 1;
+    while (k < n && (unsigned char)word_names[i][k] == p[k]) k++;
+    if (k == n) return (int)i;
+  }
+  return -1;
+}
+
+/* A fresh value token p[0..n) of word bytes, at most NAME_MAX_LEN, that a
+ * byte ending every token ends in the chunk: when it is a number as
+ * written (digits, 0, either with a fraction: 12, 0.25) or a literal of
+ * word_names (True, null), what token_hold and end_token would write and
+ * leave in the state, in one step; returns 0 (nothing done) for any other
+ * token, which takes that path. */
+static int value_word(json_filter *j, const unsigned char *p, size_t n) {
+  enum json_num num = N_BAD;
+  int wi = -1;
+  if (is_digit(p[0])) {
+    size_t k = 1;
+    if (p[0] != '0')
+      while (k < n && is_digit(p[k])) k++;
+    num = p[0] == '0' ? N_ZERO : N_INT;
+    if (k < n) { /* a fraction, or no plain number (01, 1e5, 2.): the held path */
+      if (p[k] != '.' || k + 1 == n) return 0;
+      for (k++; k < n; k++)
+        if (!is_digit(p[k])) return 0;
+      num = N_FRAC;
+    }
+  } else if ((wi = literal_index(p, n)) < 0) {
+    return 0;
+  }
+  j->num = num;
+  if (!depth_ok(j, j->tok_off)) return 1;
+  begin_item(j);
+  if (wi < 0) { /* num_render's text as written; num_check: short, no exponent */
+    j->num_out = j->out.len;
+    put(j, (const char *)p, n);
+  } else {
+    put(j, word_json[wi], word_json_len[wi]);
+    if (word_kind_len[wi]) sluicep_json_repair(j, word_kind[wi], word_kind_len[wi], j->tok_off);
+  }
+  if (!j->failed) value_done(j);
+  return 1;
+}
+
 /* A top-level scalar held in prose (json.c): the whole trimmed input, fence
  * or JSONP argument, read by the token rules above as a nested token that
  * ends there (2. is 2.0, tru is true, NaN is null). A token those rules make
@@ -1881,8 +1932,10 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
          * token_add and the test below would */
         if (k < n && (cls[u[k]] & C_END) && !j->tok_key && !j->tokn && !j->wspn &&
             k - i <= NAME_MAX_LEN) {
-          token_hold(j, p + i, k - i);
-          end_token(j, 0, u[k]);
+          if (!value_word(j, u + i, k - i)) {
+            token_hold(j, p + i, k - i);
+            end_token(j, 0, u[k]);
+          }
           i = k;
           continue;
         }
