@@ -1889,7 +1889,16 @@ static inline size_t quote_fast(json_filter *j, const unsigned char *u, size_t n
  * is off). Runs of plain bytes (string content, letters of a token,
  * whitespace between tokens) are taken in one go; every other byte goes to
  * its state's handler, the same as in step(). Returns how many bytes were
- * taken; the byte it stops at goes through step(). */
+ * taken; the byte it stops at goes through step().
+ *
+ * Where a step is known to leave the value going on (phase, layer, no
+ * failure) in a state between tokens or in a string, the next byte is read
+ * at that state's label directly, without the loop's tests and dispatch:
+ * the commonest steps (a ',' after a value, a ':' after a key, an unquoted
+ * key with its ':', a short value token, a string's end) then cost no loop
+ * turn. Between tokens, no comment, backtick run or backslash is pending
+ * after any of them (those are only ever pending between tokens, and end
+ * with the next byte that is none of them), so TOKENS skips that test. */
 static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
   const unsigned char *u = (const unsigned char *)p;
   size_t i = 0;
@@ -1897,6 +1906,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     int done;
     switch (j->vs) {
     case V_STRING:
+    string:
       if (j->tq_guard) return i; /* the first characters of a top-level string */
       if (!j->qn && !j->kn && !j->esc && !j->hi) {
         size_t k = plain_run(j, u + i, n - i);
@@ -1907,7 +1917,8 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         if ((u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ)) {
           size_t k2 = quote_fast(j, u, n, i, off);
           if (k2) {
-            i = k2;
+            i = k2; /* k2 < n */
+            if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
             continue;
           }
         }
@@ -1921,10 +1932,14 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
-        /* a fresh key (nothing held yet) whose ':' follows the run */
+        /* a fresh key (nothing held yet) whose ':' follows the run: the
+         * key, then what colon_cp does with the ':' */
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
           key_word(j, p + i, k - i);
-          i = k;
+          put1(j, ':');
+          j->vs = V_VALUE;
+          i = k + 1;
+          if (i < n && !j->failed) goto tokens;
           continue;
         }
         /* a fresh value token short enough to be a name, ended in the chunk
@@ -1937,6 +1952,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
             end_token(j, 0, u[k]);
           }
           i = k;
+          if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
           continue;
         }
         i += token_add(j, p + i, k - i);
@@ -1958,6 +1974,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       /* no comment, backtick run or backslash pending (one test for the
        * three, which are rare) */
       if (!(j->cm | j->ticks | j->bslash)) {
+      tokens:
         if (cls[u[i]] & C_WS) {
           while (i < n && (cls[u[i]] & C_WS)) i++;
           /* nothing the loop checks changed: the byte after the spaces is
@@ -1965,8 +1982,30 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
           if (i == n || (cls[u[i]] & C_SLOW)) continue;
         }
         if (!(cls[u[i]] & C_SLOW)) {
+          /* the commonest two as after_cp and colon_cp take them */
+          if (u[i] == ',' && j->vs == V_AFTER && top(j) != '(') {
+            j->pending_comma = 1;
+            j->comma_off = off + i;
+            j->vs = top(j) == '{' ? V_KEY : V_VALUE;
+            if (++i < n) goto tokens;
+            continue;
+          }
+          if (u[i] == ':' && j->vs == V_COLON) {
+            put1(j, ':');
+            j->vs = V_VALUE;
+            if (++i < n && !j->failed) goto tokens;
+            continue;
+          }
           done = struct_cp(j, u[i], off + i);
-          if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
+          if (done) {
+            /* struct_cp never turns the stringified layer on */
+            if (++i < n && j->phase == P_VALUE && !j->failed) {
+              if (j->vs == V_STRING) goto string;
+              if (j->vs <= V_AFTER) goto tokens;
+            }
+            continue;
+          }
+          if (j->vs == V_WORD) goto word; /* a token starts with this byte */
           break;
         }
       } else if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
