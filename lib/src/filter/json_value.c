@@ -253,7 +253,7 @@ void sluicep_json_fill_in(json_filter *j, uint64_t off) {
     put_null(j, "null", 4, off);
   }
   if (j->pending_comma) {
-    if (!j->after_ellipsis) REPAIR(j, "trailing_comma", j->comma_off);
+    if (!j->after_ellipsis) REPAIR_HOT(j, "trailing_comma", j->comma_off);
     j->pending_comma = 0;
   }
   j->after_ellipsis = 0;
@@ -329,7 +329,7 @@ enum { KC_WS1, KC_KEY, KC_WS2, KC_CLOSE };
 static void set_quote(json_filter *j, uint32_t c, uint64_t off) {
   switch (c) {
   case '"': j->q = Q_DQ; break;
-  case '\'': j->q = Q_SQ; REPAIR(j, "single_quotes", off); break;
+  case '\'': j->q = Q_SQ; REPAIR_HOT(j, "single_quotes", off); break;
   case 0x201C:
   case 0x201D: j->q = Q_CURLY_D; REPAIR(j, "curly_quotes", off); break;
   default: j->q = Q_CURLY_S; REPAIR(j, "curly_quotes", off); break;
@@ -1148,14 +1148,31 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
 /* A fresh key token that is one run of word bytes directly followed by its
  * ':' (the usual unquoted key, {id: 1}): what token_bytes and end_token
  * would write for it (a key is a string whatever its bytes; word bytes need
- * no escape), in one step. The ':' is left to colon_cp. */
+ * no escape) and then colon_cp for the ':', in one step. When the output
+ * has room for all of it, it is written with one test (no growth, so no
+ * allocation that could fail between the writes and the event). */
 static void key_word(json_filter *j, const char *p, size_t n) {
-  begin_item(j);
-  REPAIR(j, "unquoted_key", j->tok_off);
-  put1(j, '"');
-  put(j, p, n);
-  put1(j, '"');
-  j->vs = V_COLON;
+  sluicep_buf *o = &j->out;
+  if (o->cap - o->len < n + 4) {
+    begin_item(j);
+    REPAIR_HOT(j, "unquoted_key", j->tok_off);
+    put1(j, '"');
+    put(j, p, n);
+    put1(j, '"');
+    put1(j, ':');
+  } else {
+    char *d = o->ptr + o->len;
+    j->after_ellipsis = 0; /* begin_item */
+    if (j->pending_comma) *d++ = ',';
+    j->pending_comma = 0;
+    REPAIR_HOT(j, "unquoted_key", j->tok_off);
+    *d = '"';
+    sluicep_json_copy(d + 1, p, n);
+    d[n + 1] = '"';
+    d[n + 2] = ':';
+    o->len = (size_t)(d + n + 3 - o->ptr);
+  }
+  j->vs = V_VALUE;
 }
 
 /* The literal or constant of word_names (not an ellipsis) that p[0..n) is,
@@ -1203,7 +1220,7 @@ static int value_word(json_filter *j, const unsigned char *p, size_t n) {
     put(j, (const char *)p, n);
   } else {
     put(j, word_json[wi], word_json_len[wi]);
-    if (word_kind_len[wi]) sluicep_json_repair(j, word_kind[wi], word_kind_len[wi], j->tok_off);
+    if (word_kind_len[wi]) sluicep_json_repair_inline(j, word_kind[wi], word_kind_len[wi], j->tok_off);
   }
   if (!j->failed) value_done(j);
   return 1;
@@ -1433,7 +1450,7 @@ static inline SLUICEP_ALWAYS_INLINE int after_cp(json_filter *j, uint32_t cp, ui
     return 1;
   }
   if (object_in_array_ends(j, cp, off)) return 0;
-  REPAIR(j, "missing_comma", off);
+  REPAIR_HOT(j, "missing_comma", off);
   j->pending_comma = 1;
   j->comma_off = off;
   j->vs = t == '{' ? V_KEY : V_VALUE;
@@ -1466,13 +1483,13 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off) {
       return 1;
     }
     if (cp != '#') return 0;
-    REPAIR(j, "comment", off);
+    REPAIR_HOT(j, "comment", off);
     j->cm = CM_LINE;
     return 1;
   case CM_SLASH:
     j->cm = CM_NONE;
     if (cp != '/' && cp != '*') return -1;
-    REPAIR(j, "comment", j->cm_off);
+    REPAIR_HOT(j, "comment", j->cm_off);
     j->cm = cp == '/' ? CM_LINE : CM_BLOCK;
     return 1;
   case CM_LINE:
@@ -1876,7 +1893,7 @@ static inline size_t quote_fast(json_filter *j, const unsigned char *u, size_t n
     return s;
   }
   if (j->qnl) return 0; /* a line break before ("a" +\n "b"): quote_cp's word rule */
-  REPAIR(j, "unescaped_quote", off + i);
+  REPAIR_HOT(j, "unescaped_quote", off + i);
   if (u[i] == '"') PUTS(j, "\\\"");
   else put1(j, '\'');
   for (size_t k = i + 1; k < s; k++) put1(j, ' ');
@@ -1933,11 +1950,9 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
         size_t k = i + 1;
         while (k < n && (cls[u[k]] & C_WORD)) k++;
         /* a fresh key (nothing held yet) whose ':' follows the run: the
-         * key, then what colon_cp does with the ':' */
+         * key and its ':' */
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
           key_word(j, p + i, k - i);
-          put1(j, ':');
-          j->vs = V_VALUE;
           i = k + 1;
           if (i < n && !j->failed) goto tokens;
           continue;
