@@ -1996,14 +1996,33 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
            * handled here when it needs no slow path (non-ASCII is C_SLOW) */
           if (i == n || (cls[u[i]] & C_SLOW)) continue;
         }
+        /* a line comment whose '/' '/' are in the chunk: the repair, then
+         * its body skipped to the '\n' that ends it, as between_cp and
+         * comment_cp would take them (cm_off as it would be left) */
+        if (u[i] == '/' && i + 1 < n && u[i + 1] == '/') {
+          REPAIR_HOT(j, "comment", off + i);
+          j->cm_off = off + i;
+          const void *e = memchr(u + i + 2, '\n', n - i - 2);
+          if (!e) {
+            j->cm = CM_LINE;
+            i = n;
+            continue;
+          }
+          i = (size_t)((const unsigned char *)e - u) + 1;
+          if (i < n && !j->failed) goto tokens;
+          continue;
+        }
         if (!(cls[u[i]] & C_SLOW)) {
           /* the commonest two as after_cp and colon_cp take them */
-          if (u[i] == ',' && j->vs == V_AFTER && top(j) != '(') {
-            j->pending_comma = 1;
-            j->comma_off = off + i;
-            j->vs = top(j) == '{' ? V_KEY : V_VALUE;
-            if (++i < n) goto tokens;
-            continue;
+          if (u[i] == ',' && j->vs == V_AFTER) {
+            char t = top(j);
+            if (t != '(') {
+              j->pending_comma = 1;
+              j->comma_off = off + i;
+              j->vs = t == '{' ? V_KEY : V_VALUE;
+              if (++i < n) goto tokens;
+              continue;
+            }
           }
           if (u[i] == ':' && j->vs == V_COLON) {
             put1(j, ':');
