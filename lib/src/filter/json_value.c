@@ -287,6 +287,10 @@ static void close_through(json_filter *j, char want, uint64_t off) {
  * end of the value. */
 static void closer(json_filter *j, uint32_t c, uint64_t off) {
   char want = c == '}' ? '{' : '[', t = top(j);
+  if (t == want) { /* the usual case: what close_through does with it */
+    if (!j->failed) close_top(j, off);
+    return;
+  }
   size_t n = want == '{' ? j->nobj : j->narr;
   if (n == 0) {
     REPAIR(j, "redundant_closer", off);
@@ -1991,6 +1995,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       if (!(j->cm | j->ticks | j->bslash)) {
       tokens:
         if (cls[u[i]] & C_WS) {
+          i++; /* often one space: the first one is known */
           while (i < n && (cls[u[i]] & C_WS)) i++;
           /* nothing the loop checks changed: the byte after the spaces is
            * handled here when it needs no slow path (non-ASCII is C_SLOW) */
