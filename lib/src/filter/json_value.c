@@ -1862,6 +1862,21 @@ void sluicep_json_end_input(json_filter *j) {
   layer_drop_hi(j);
 }
 
+/* The first index from k on whose byte has a class bit of mask (want 0) or
+ * has none (want = mask), or n: four bytes per test of the bound while that
+ * many are left. */
+static inline size_t scan_to(const unsigned char *p, size_t k, size_t n, unsigned mask,
+                             unsigned want) {
+  for (; n - k >= 4; k += 4) {
+    if ((cls[p[k]] & mask) != want) return k;
+    if ((cls[p[k + 1]] & mask) != want) return k + 1;
+    if ((cls[p[k + 2]] & mask) != want) return k + 2;
+    if ((cls[p[k + 3]] & mask) != want) return k + 3;
+  }
+  while (k < n && (cls[p[k]] & mask) == want) k++;
+  return k;
+}
+
 /* The run of plain string content at p[0..n): bytes the string's quote and
  * escapes leave alone, and complete well-formed UTF-8 sequences (except in
  * curly-quoted strings, whose closing quote is one). */
@@ -1870,7 +1885,7 @@ static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) 
   unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_END : 0);
   size_t k = 0;
   for (;;) {
-    while (k < n && !(cls[p[k]] & stop)) k++;
+    k = scan_to(p, k, n, stop, 0);
     if (k == n || p[k] < 0x80 || j->q >= Q_CURLY_D) return k;
     size_t l = sluicep_u8_seq_len(p + k, n - k);
     if (l == 0) return k;
@@ -1951,8 +1966,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     word:
       if (u[i] >= 0x80) return i;
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
-        size_t k = i + 1;
-        while (k < n && (cls[u[k]] & C_WORD)) k++;
+        size_t k = scan_to(u, i + 1, n, C_WORD, C_WORD);
         /* a fresh key (nothing held yet) whose ':' follows the run: the
          * key and its ':' */
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
