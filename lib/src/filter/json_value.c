@@ -2043,6 +2043,15 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
               continue;
             }
           }
+          /* a quote where a value or key starts: what item_start does with
+           * it (but a top-level call's string: "cb(\"...\")") */
+          if ((u[i] == '"' || u[i] == '\'') && j->vs <= V_KEY &&
+              !(u[i] == '"' && j->vs == V_VALUE && j->top_call && j->stack.len == 1 &&
+                top(j) == '(')) {
+            open_string(j, u[i], j->vs == V_KEY, off + i);
+            if (++i < n && !j->failed) goto string;
+            continue;
+          }
           if (u[i] == ':' && j->vs == V_COLON) {
             put1(j, ':');
             j->vs = V_VALUE;
