@@ -2068,6 +2068,8 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
             continue;
           }
           if (j->vs == V_WORD) goto word; /* a token starts with this byte */
+          /* read again in the new state (a missing comma: the next item) */
+          if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
           break;
         }
       } else if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
