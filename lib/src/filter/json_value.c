@@ -1966,6 +1966,7 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     word:
       if (u[i] >= 0x80) return i;
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
+      fresh:; /* a token started at a word byte: nothing held, nothing to test */
         size_t k = scan_to(u, i + 1, n, C_WORD, C_WORD);
         /* a fresh key (nothing held yet) whose ':' follows the run: the
          * key and its ':' */
@@ -2042,6 +2043,11 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
               if (++i < n) goto tokens;
               continue;
             }
+          }
+          /* a word byte where a value or key starts: struct_cp's first case */
+          if ((cls[u[i]] & C_WORD) && j->vs <= V_KEY) {
+            start_token(j, j->vs == V_KEY, off + i);
+            goto fresh;
           }
           /* a quote where a value or key starts: what item_start does with
            * it (but a top-level call's string: "cb(\"...\")") */
