@@ -368,7 +368,7 @@ static int is_close_quote(const json_filter *j, uint32_t c) {
 /* After a candidate closing quote and the spaces after it, the next code
  * point decides: a delimiter that fits where the string is means the quote
  * closed it; anything else means it was an unescaped quote inside. */
-static int quote_closes(const json_filter *j, uint32_t c) {
+static inline int quote_closes(const json_filter *j, uint32_t c) {
   if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#' ||
       is_digit(c)) /* ["a" 2]: the next value, a comma missing */
     return 1;
@@ -383,12 +383,12 @@ static int quote_closes(const json_filter *j, uint32_t c) {
  * for a top-level string as for a nested one. A key rarely holds a quote:
  * after a space, or before what starts a value, the quote ends it (a
  * missing colon). */
-static int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
+static inline int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
   if (quote_closes(j, cp)) return 1;
   return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-');
 }
 
-static void close_string(json_filter *j) {
+static inline void close_string(json_filter *j) {
   if (j->qplus) REPAIR(j, "unexpected_char", j->qoff[j->qplus - 1]); /* "a" + (nothing) */
   put1(j, '"');
   j->qn = 0;
