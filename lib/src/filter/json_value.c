@@ -24,8 +24,10 @@
  * look only at bytes already in the chunk and call the same handlers (or do
  * the one thing the handler would do for a plain byte: copy string content,
  * skip whitespace, add letters to a token; or, for a token whose end is in
- * the chunk, what the handlers would do with all of it: key_word, a short
- * value token held and ended at once).
+ * the chunk, what the handlers would do with all of it: key_word with its
+ * ':', value_word for a number as written or a literal, a short value token
+ * held and ended at once, quote_fast for a candidate closing quote and the
+ * spaces after it, a line comment to its line end).
  *
  * Held code points are re-fed through step() when a decision fails; what is
  * re-fed can never start the same kind of hold again (no comma in a held
