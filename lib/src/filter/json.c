@@ -38,11 +38,7 @@ void sluicep_json_nomem(json_filter *j) {
 }
 
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off) {
-  if (j->failed || j->quiet) return;
-  j->rev.name = kind;
-  j->rev.name_len = kind_len;
-  j->rev.offset = off;
-  if (sluicep_event_inline(&j->base, &j->rev)) j->failed = 1;
+  sluicep_json_repair_inline(j, kind, kind_len, off);
 }
 
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg) {

@@ -258,6 +258,19 @@ static inline int sluicep_json_tick(json_filter *j, uint64_t off) {
 void sluicep_json_repair(json_filter *j, const char *kind, size_t kind_len, uint64_t off);
 #define REPAIR(j, kind, off) sluicep_json_repair((j), (kind), sizeof(kind) - 1, (off))
 
+/* The same inline, for the repairs the byte loop's fast paths make about
+ * once per token on repair-heavy input (an unquoted key, a single quote, a
+ * missing comma): no call but the sink's. */
+static inline void sluicep_json_repair_inline(json_filter *j, const char *kind, size_t kind_len,
+                                              uint64_t off) {
+  if (j->failed || j->quiet) return;
+  j->rev.name = kind;
+  j->rev.name_len = kind_len;
+  j->rev.offset = off;
+  if (sluicep_event_inline(&j->base, &j->rev)) j->failed = 1;
+}
+#define REPAIR_HOT(j, kind, off) sluicep_json_repair_inline((j), (kind), sizeof(kind) - 1, (off))
+
 /* A rule error (depth): sticky. */
 void sluicep_json_fail(json_filter *j, sluice_status st, uint64_t off, const char *msg);
 

@@ -24,8 +24,10 @@
  * look only at bytes already in the chunk and call the same handlers (or do
  * the one thing the handler would do for a plain byte: copy string content,
  * skip whitespace, add letters to a token; or, for a token whose end is in
- * the chunk, what the handlers would do with all of it: key_word, a short
- * value token held and ended at once).
+ * the chunk, what the handlers would do with all of it: key_word with its
+ * ':', value_word for a number as written or a literal, a short value token
+ * held and ended at once, quote_fast for a candidate closing quote and the
+ * spaces after it, a line comment to its line end).
  *
  * Held code points are re-fed through step() when a decision fails; what is
  * re-fed can never start the same kind of hold again (no comma in a held
@@ -253,7 +255,7 @@ void sluicep_json_fill_in(json_filter *j, uint64_t off) {
     put_null(j, "null", 4, off);
   }
   if (j->pending_comma) {
-    if (!j->after_ellipsis) REPAIR(j, "trailing_comma", j->comma_off);
+    if (!j->after_ellipsis) REPAIR_HOT(j, "trailing_comma", j->comma_off);
     j->pending_comma = 0;
   }
   j->after_ellipsis = 0;
@@ -287,6 +289,10 @@ static void close_through(json_filter *j, char want, uint64_t off) {
  * end of the value. */
 static void closer(json_filter *j, uint32_t c, uint64_t off) {
   char want = c == '}' ? '{' : '[', t = top(j);
+  if (t == want) { /* the usual case: what close_through does with it */
+    if (!j->failed) close_top(j, off);
+    return;
+  }
   size_t n = want == '{' ? j->nobj : j->narr;
   if (n == 0) {
     REPAIR(j, "redundant_closer", off);
@@ -329,7 +335,7 @@ enum { KC_WS1, KC_KEY, KC_WS2, KC_CLOSE };
 static void set_quote(json_filter *j, uint32_t c, uint64_t off) {
   switch (c) {
   case '"': j->q = Q_DQ; break;
-  case '\'': j->q = Q_SQ; REPAIR(j, "single_quotes", off); break;
+  case '\'': j->q = Q_SQ; REPAIR_HOT(j, "single_quotes", off); break;
   case 0x201C:
   case 0x201D: j->q = Q_CURLY_D; REPAIR(j, "curly_quotes", off); break;
   default: j->q = Q_CURLY_S; REPAIR(j, "curly_quotes", off); break;
@@ -364,7 +370,7 @@ static int is_close_quote(const json_filter *j, uint32_t c) {
 /* After a candidate closing quote and the spaces after it, the next code
  * point decides: a delimiter that fits where the string is means the quote
  * closed it; anything else means it was an unescaped quote inside. */
-static int quote_closes(const json_filter *j, uint32_t c) {
+static inline int quote_closes(const json_filter *j, uint32_t c) {
   if (c == ',' || c == '}' || c == ']' || c == '"' || c == 0x201C || c == '/' || c == '#' ||
       is_digit(c)) /* ["a" 2]: the next value, a comma missing */
     return 1;
@@ -379,12 +385,12 @@ static int quote_closes(const json_filter *j, uint32_t c) {
  * for a top-level string as for a nested one. A key rarely holds a quote:
  * after a space, or before what starts a value, the quote ends it (a
  * missing colon). */
-static int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
+static inline int quote_ends(const json_filter *j, uint32_t cp, int spaced) {
   if (quote_closes(j, cp)) return 1;
   return j->is_key && (spaced || cp == '{' || cp == '[' || cp == '-');
 }
 
-static void close_string(json_filter *j) {
+static inline void close_string(json_filter *j) {
   if (j->qplus) REPAIR(j, "unexpected_char", j->qoff[j->qplus - 1]); /* "a" + (nothing) */
   put1(j, '"');
   j->qn = 0;
@@ -1148,14 +1154,82 @@ static void end_token(json_filter *j, int eof, uint32_t endcp) {
 /* A fresh key token that is one run of word bytes directly followed by its
  * ':' (the usual unquoted key, {id: 1}): what token_bytes and end_token
  * would write for it (a key is a string whatever its bytes; word bytes need
- * no escape), in one step. The ':' is left to colon_cp. */
+ * no escape) and then colon_cp for the ':', in one step. When the output
+ * has room for all of it, it is written with one test (no growth, so no
+ * allocation that could fail between the writes and the event). */
 static void key_word(json_filter *j, const char *p, size_t n) {
+  sluicep_buf *o = &j->out;
+  if (o->cap - o->len < n + 4) {
+    begin_item(j);
+    REPAIR_HOT(j, "unquoted_key", j->tok_off);
+    put1(j, '"');
+    put(j, p, n);
+    put1(j, '"');
+    put1(j, ':');
+  } else {
+    char *d = o->ptr + o->len;
+    j->after_ellipsis = 0; /* begin_item */
+    if (j->pending_comma) *d++ = ',';
+    j->pending_comma = 0;
+    REPAIR_HOT(j, "unquoted_key", j->tok_off);
+    *d = '"';
+    sluicep_json_copy(d + 1, p, n);
+    d[n + 1] = '"';
+    d[n + 2] = ':';
+    o->len = (size_t)(d + n + 3 - o->ptr);
+  }
+  j->vs = V_VALUE;
+}
+
+/* The literal or constant of word_names (not an ellipsis) that p[0..n) is,
+ * or -1: name_index's answer for a value token that is not a number, with
+ * no call (the first byte tested before the rest). */
+#define W_LITERALS (NWORDS - 2) /* the ellipses are last */
+static int literal_index(const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < W_LITERALS; i++) {
+    if (word_len[i] != n || (unsigned char)word_names[i][0] != p[0]) continue;
+    size_t k = 1;
+    while (k < n && (unsigned char)word_names[i][k] == p[k]) k++;
+    if (k == n) return (int)i;
+  }
+  return -1;
+}
+
+/* A fresh value token p[0..n) of word bytes, at most NAME_MAX_LEN, that a
+ * byte ending every token ends in the chunk: when it is a number as
+ * written (digits, 0, either with a fraction: 12, 0.25) or a literal of
+ * word_names (True, null), what token_hold and end_token would write and
+ * leave in the state, in one step; returns 0 (nothing done) for any other
+ * token, which takes that path. */
+static int value_word(json_filter *j, const unsigned char *p, size_t n) {
+  enum json_num num = N_BAD;
+  int wi = -1;
+  if (is_digit(p[0])) {
+    size_t k = 1;
+    if (p[0] != '0')
+      while (k < n && is_digit(p[k])) k++;
+    num = p[0] == '0' ? N_ZERO : N_INT;
+    if (k < n) { /* a fraction, or no plain number (01, 1e5, 2.): the held path */
+      if (p[k] != '.' || k + 1 == n) return 0;
+      for (k++; k < n; k++)
+        if (!is_digit(p[k])) return 0;
+      num = N_FRAC;
+    }
+  } else if ((wi = literal_index(p, n)) < 0) {
+    return 0;
+  }
+  j->num = num;
+  if (!depth_ok(j, j->tok_off)) return 1;
   begin_item(j);
-  REPAIR(j, "unquoted_key", j->tok_off);
-  put1(j, '"');
-  put(j, p, n);
-  put1(j, '"');
-  j->vs = V_COLON;
+  if (wi < 0) { /* num_render's text as written; num_check: short, no exponent */
+    j->num_out = j->out.len;
+    put(j, (const char *)p, n);
+  } else {
+    put(j, word_json[wi], word_json_len[wi]);
+    if (word_kind_len[wi]) sluicep_json_repair_inline(j, word_kind[wi], word_kind_len[wi], j->tok_off);
+  }
+  if (!j->failed) value_done(j);
+  return 1;
 }
 
 /* A top-level scalar held in prose (json.c): the whole trimmed input, fence
@@ -1382,7 +1456,7 @@ static inline SLUICEP_ALWAYS_INLINE int after_cp(json_filter *j, uint32_t cp, ui
     return 1;
   }
   if (object_in_array_ends(j, cp, off)) return 0;
-  REPAIR(j, "missing_comma", off);
+  REPAIR_HOT(j, "missing_comma", off);
   j->pending_comma = 1;
   j->comma_off = off;
   j->vs = t == '{' ? V_KEY : V_VALUE;
@@ -1415,13 +1489,13 @@ int sluicep_json_comment_cp(json_filter *j, uint32_t cp, uint64_t off) {
       return 1;
     }
     if (cp != '#') return 0;
-    REPAIR(j, "comment", off);
+    REPAIR_HOT(j, "comment", off);
     j->cm = CM_LINE;
     return 1;
   case CM_SLASH:
     j->cm = CM_NONE;
     if (cp != '/' && cp != '*') return -1;
-    REPAIR(j, "comment", j->cm_off);
+    REPAIR_HOT(j, "comment", j->cm_off);
     j->cm = cp == '/' ? CM_LINE : CM_BLOCK;
     return 1;
   case CM_LINE:
@@ -1790,6 +1864,21 @@ void sluicep_json_end_input(json_filter *j) {
   layer_drop_hi(j);
 }
 
+/* The first index from k on whose byte has a class bit of mask (want 0) or
+ * has none (want = mask), or n: four bytes per test of the bound while that
+ * many are left. */
+static inline size_t scan_to(const unsigned char *p, size_t k, size_t n, unsigned mask,
+                             unsigned want) {
+  for (; n - k >= 4; k += 4) {
+    if ((cls[p[k]] & mask) != want) return k;
+    if ((cls[p[k + 1]] & mask) != want) return k + 1;
+    if ((cls[p[k + 2]] & mask) != want) return k + 2;
+    if ((cls[p[k + 3]] & mask) != want) return k + 3;
+  }
+  while (k < n && (cls[p[k]] & mask) == want) k++;
+  return k;
+}
+
 /* The run of plain string content at p[0..n): bytes the string's quote and
  * escapes leave alone, and complete well-formed UTF-8 sequences (except in
  * curly-quoted strings, whose closing quote is one). */
@@ -1798,12 +1887,38 @@ static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) 
   unsigned stop = (j->q == Q_DQ ? C_DQ : C_SQ) | C_HIGH | (kc_possible(j) ? C_END : 0);
   size_t k = 0;
   for (;;) {
-    while (k < n && !(cls[p[k]] & stop)) k++;
+    k = scan_to(p, k, n, stop, 0);
     if (k == n || p[k] < 0x80 || j->q >= Q_CURLY_D) return k;
     size_t l = sluicep_u8_seq_len(p + k, n - k);
     if (l == 0) return k;
     k += l;
   }
+}
+
+/* A candidate closing quote at u[i] (the string's own '"' or '\'', no
+ * escape, surrogate or decision held) whose reading the chunk decides: the
+ * spaces after it (at most JSON_QP_MAX, no tab or line break) and the
+ * ASCII byte after them, not a space or '+'. What holding the quote and the
+ * spaces and then quote_cp would do, in one step: the quote closes the
+ * string (the spaces were between tokens: dropped), or it was content
+ * (quote_content: the quote escaped, the spaces kept). Returns the index of
+ * the deciding byte, which is read next, or 0 when the chunk does not
+ * decide. */
+static inline size_t quote_fast(json_filter *j, const unsigned char *u, size_t n, size_t i,
+                                uint64_t off) {
+  size_t s = i + 1;
+  while (s < n && u[s] == ' ' && s - i <= JSON_QP_MAX) s++;
+  if (s == n || s - i > JSON_QP_MAX || u[s] >= 0x80 || is_ws(u[s]) || u[s] == '+') return 0;
+  if (quote_ends(j, u[s], s > i + 1)) {
+    close_string(j);
+    return s;
+  }
+  if (j->qnl) return 0; /* a line break before ("a" +\n "b"): quote_cp's word rule */
+  REPAIR_HOT(j, "unescaped_quote", off + i);
+  if (u[i] == '"') PUTS(j, "\\\"");
+  else put1(j, '\'');
+  for (size_t k = i + 1; k < s; k++) put1(j, ' ');
+  return s;
 }
 
 /* The fast path: the bytes of the chunk from p while the value lasts and
@@ -1812,7 +1927,16 @@ static size_t plain_run(const json_filter *j, const unsigned char *p, size_t n) 
  * is off). Runs of plain bytes (string content, letters of a token,
  * whitespace between tokens) are taken in one go; every other byte goes to
  * its state's handler, the same as in step(). Returns how many bytes were
- * taken; the byte it stops at goes through step(). */
+ * taken; the byte it stops at goes through step().
+ *
+ * Where a step is known to leave the value going on (phase, layer, no
+ * failure) in a state between tokens or in a string, the next byte is read
+ * at that state's label directly, without the loop's tests and dispatch:
+ * the commonest steps (a ',' after a value, a ':' after a key, an unquoted
+ * key with its ':', a short value token, a string's end) then cost no loop
+ * turn. Between tokens, no comment, backtick run or backslash is pending
+ * after any of them (those are only ever pending between tokens, and end
+ * with the next byte that is none of them), so TOKENS skips that test. */
 static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
   const unsigned char *u = (const unsigned char *)p;
   size_t i = 0;
@@ -1820,19 +1944,21 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     int done;
     switch (j->vs) {
     case V_STRING:
+    string:
       if (j->tq_guard) return i; /* the first characters of a top-level string */
       if (!j->qn && !j->kn && !j->esc && !j->hi) {
         size_t k = plain_run(j, u + i, n - i);
         put(j, p + i, k);
         i += k;
         if (i == n || u[i] >= 0x80) return i;
-        /* a closing quote decided by the byte right after it (what holding
-         * it and then quote_cp would decide) */
-        if (i + 1 < n && (u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ) &&
-            u[i + 1] < 0x80 && !is_ws(u[i + 1]) && u[i + 1] != '+' && quote_ends(j, u[i + 1], 0)) {
-          close_string(j);
-          i++;
-          continue;
+        /* a candidate closing quote decided in the chunk (quote_fast) */
+        if ((u[i] == '"' ? j->q == Q_DQ : u[i] == '\'' && j->q == Q_SQ)) {
+          size_t k2 = quote_fast(j, u, n, i, off);
+          if (k2) {
+            i = k2; /* k2 < n */
+            if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
+            continue;
+          }
         }
       }
       if (u[i] >= 0x80) return i;
@@ -1842,12 +1968,14 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
     word:
       if (u[i] >= 0x80) return i;
       if ((cls[u[i]] & C_WORD) && !j->tok_slash && j->tok_mode != TOK_NUM) {
-        size_t k = i + 1;
-        while (k < n && (cls[u[k]] & C_WORD)) k++;
-        /* a fresh key (nothing held yet) whose ':' follows the run */
+      fresh:; /* a token started at a word byte: nothing held, nothing to test */
+        size_t k = scan_to(u, i + 1, n, C_WORD, C_WORD);
+        /* a fresh key (nothing held yet) whose ':' follows the run: the
+         * key and its ':' */
         if (k < n && u[k] == ':' && j->tok_key && !j->tokn && !j->wspn) {
           key_word(j, p + i, k - i);
-          i = k;
+          i = k + 1;
+          if (i < n && !j->failed) goto tokens;
           continue;
         }
         /* a fresh value token short enough to be a name, ended in the chunk
@@ -1855,9 +1983,12 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
          * token_add and the test below would */
         if (k < n && (cls[u[k]] & C_END) && !j->tok_key && !j->tokn && !j->wspn &&
             k - i <= NAME_MAX_LEN) {
-          token_hold(j, p + i, k - i);
-          end_token(j, 0, u[k]);
+          if (!value_word(j, u + i, k - i)) {
+            token_hold(j, p + i, k - i);
+            end_token(j, 0, u[k]);
+          }
           i = k;
+          if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
           continue;
         }
         i += token_add(j, p + i, k - i);
@@ -1879,15 +2010,74 @@ static size_t run(json_filter *j, const char *p, size_t n, uint64_t off) {
       /* no comment, backtick run or backslash pending (one test for the
        * three, which are rare) */
       if (!(j->cm | j->ticks | j->bslash)) {
+      tokens:
         if (cls[u[i]] & C_WS) {
+          i++; /* often one space: the first one is known */
           while (i < n && (cls[u[i]] & C_WS)) i++;
           /* nothing the loop checks changed: the byte after the spaces is
            * handled here when it needs no slow path (non-ASCII is C_SLOW) */
           if (i == n || (cls[u[i]] & C_SLOW)) continue;
         }
+        /* a line comment whose '/' '/' are in the chunk: the repair, then
+         * its body skipped to the '\n' that ends it, as between_cp and
+         * comment_cp would take them (cm_off as it would be left) */
+        if (u[i] == '/' && i + 1 < n && u[i + 1] == '/') {
+          REPAIR_HOT(j, "comment", off + i);
+          j->cm_off = off + i;
+          const void *e = memchr(u + i + 2, '\n', n - i - 2);
+          if (!e) {
+            j->cm = CM_LINE;
+            i = n;
+            continue;
+          }
+          i = (size_t)((const unsigned char *)e - u) + 1;
+          if (i < n && !j->failed) goto tokens;
+          continue;
+        }
         if (!(cls[u[i]] & C_SLOW)) {
+          /* the commonest two as after_cp and colon_cp take them */
+          if (u[i] == ',' && j->vs == V_AFTER) {
+            char t = top(j);
+            if (t != '(') {
+              j->pending_comma = 1;
+              j->comma_off = off + i;
+              j->vs = t == '{' ? V_KEY : V_VALUE;
+              if (++i < n) goto tokens;
+              continue;
+            }
+          }
+          /* a word byte where a value or key starts: struct_cp's first case */
+          if ((cls[u[i]] & C_WORD) && j->vs <= V_KEY) {
+            start_token(j, j->vs == V_KEY, off + i);
+            goto fresh;
+          }
+          /* a quote where a value or key starts: what item_start does with
+           * it (but a top-level call's string: "cb(\"...\")") */
+          if ((u[i] == '"' || u[i] == '\'') && j->vs <= V_KEY &&
+              !(u[i] == '"' && j->vs == V_VALUE && j->top_call && j->stack.len == 1 &&
+                top(j) == '(')) {
+            open_string(j, u[i], j->vs == V_KEY, off + i);
+            if (++i < n && !j->failed) goto string;
+            continue;
+          }
+          if (u[i] == ':' && j->vs == V_COLON) {
+            put1(j, ':');
+            j->vs = V_VALUE;
+            if (++i < n && !j->failed) goto tokens;
+            continue;
+          }
           done = struct_cp(j, u[i], off + i);
-          if (!done && j->vs == V_WORD) goto word; /* a token starts with this byte */
+          if (done) {
+            /* struct_cp never turns the stringified layer on */
+            if (++i < n && j->phase == P_VALUE && !j->failed) {
+              if (j->vs == V_STRING) goto string;
+              if (j->vs <= V_AFTER) goto tokens;
+            }
+            continue;
+          }
+          if (j->vs == V_WORD) goto word; /* a token starts with this byte */
+          /* read again in the new state (a missing comma: the next item) */
+          if (j->vs <= V_AFTER && j->phase == P_VALUE && !j->failed) goto tokens;
           break;
         }
       } else if (j->cm == CM_LINE || j->cm == CM_BLOCK) { /* a comment's body, to its end */
