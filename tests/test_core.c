@@ -589,6 +589,42 @@ static void test_reset(void) {
   CHECK(sluice_reset(NULL) == SLUICE_INVALID);
 }
 
+/* A collector reset between streams keeps its blocks for the next ones,
+ * but no more of them than one stream used: streams whose largest event
+ * grows every time once left every outgrown block on the spare list (a
+ * thousand streams, a thousand blocks held), and each such stream
+ * allocated a block more than it freed. */
+static void test_output_reset_blocks(void) {
+  test_faulty fm;
+  sluice_mem mem = test_faulty_mem(&fm, -1);
+  sluice_output *out;
+  CHECK(sluice_output_new(&out, &mem) == SLUICE_OK);
+  static char big[16000];
+  memset(big, 'x', sizeof big);
+  long most = 0;
+  for (size_t i = 0; i < 1000; i++) {
+    sluice_output_reset(out);
+    sluice_sink sink = sluice_output_sink(out);
+    sluice_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = SLUICE_EV_REPAIR;
+    ev.name = "small";
+    ev.name_len = 5;
+    CHECK(sink.event(sink.user, &ev) == 0);
+    ev.type = SLUICE_EV_VALUE;
+    ev.data = big;
+    ev.data_len = 5000 + i * 10; /* larger than any block the last stream left */
+    CHECK(sink.event(sink.user, &ev) == 0);
+    CHECK(sluice_output_event_count(out) == 2);
+    CHECK(sluice_output_event(out, 1)->data_len == ev.data_len);
+    if (i >= 10 && fm.live > most) most = fm.live;
+  }
+  /* the collector, its event page and index, and a few blocks */
+  CHECKF(most <= 8, "a reset collector holds %ld allocations after 1000 streams\n", most);
+  sluice_output_free(out);
+  CHECK(fm.live == 0);
+}
+
 int main(void) {
   rng = sluice_rng_seed(0x243F6A8885A308D3ULL);
   test_statuses();
@@ -600,5 +636,6 @@ int main(void) {
   test_utf8();
   test_whitespace();
   test_reset();
+  test_output_reset_blocks();
   return test_report("test_core");
 }

@@ -599,6 +599,14 @@ const char *upstream_url(const upstream *u) { return u->url; }
 
 unsigned long upstream_done(upstream *u) { return (unsigned long)atomic_load(&u->done); }
 
+unsigned upstream_connections(upstream *u) {
+  /* libmicrohttpd counts a connection down only after its cleanup (thread
+   * joined, pool and struct freed) */
+  const union MHD_DaemonInfo *di =
+      u->d ? MHD_get_daemon_info(u->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
+  return di ? di->num_connections : 0;
+}
+
 int upstream_wait(upstream *u, const char *cmd, uint64_t max, double seconds) {
   return http_serve_until(u->d, &u->addr, cmd, &u->done, max, seconds);
 }

@@ -74,6 +74,9 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err);
 const char *upstream_url(const upstream *u);
 /* Provider requests completed so far. */
 unsigned long upstream_done(upstream *u);
+/* Connections the server holds: open, or closed and not yet cleaned up
+ * (their thread joined, their memory freed). */
+unsigned upstream_connections(upstream *u);
 /* The command's wait (http_serve_until): prints "listening on URL" and
  * returns after max requests, seconds or a signal. */
 int upstream_wait(upstream *u, const char *cmd, uint64_t max, double seconds);

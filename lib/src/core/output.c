@@ -100,14 +100,25 @@ void sluice_output_reset(sluice_output *o) {
 }
 
 /* A block of at least `need` bytes: the first spare one when it is large
- * enough, else a new one. Only the first is looked at, so a copy costs the
- * same after a reset whatever the earlier stream left (searching the list
- * would cost each copy larger than a block the whole list). */
+ * enough, else a new one, which replaces that spare one (freed). Only the
+ * first is looked at, so a copy costs the same after a reset whatever the
+ * earlier stream left (searching the list would cost each copy larger than
+ * a block the whole list). Replacing it keeps the number of blocks a reset
+ * collector holds to the most that one stream used: kept as well, the too
+ * small ones piled up behind the front of the list, one more at every such
+ * copy, and such a stream allocated more blocks than it freed (which
+ * libFuzzer answers by running the input again and checking the whole
+ * heap for leaks). */
 static arena_block *new_block(sluice_output *o, size_t need) {
   if (o->spare && o->spare->cap >= need) {
     arena_block *b = o->spare;
     o->spare = b->next;
     return b;
+  }
+  if (o->spare) {
+    arena_block *small = o->spare;
+    o->spare = small->next;
+    sluicep_dealloc(&o->mem, small);
   }
   if (need > SIZE_MAX - sizeof(arena_block) - ARENA_BLOCK) return NULL;
   size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
