@@ -623,10 +623,26 @@ def finish_upload(s, body, part):
     return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else 0
 
 
-def check_caps(name, port, big, held, over):
+def server_sockets(srv):
+    """The sockets the server process holds (its listener, accepted
+    connections, any upstream one), as their /proc links."""
+    d = "/proc/%d/fd" % srv.p.pid
+    out = set()
+    for f in os.listdir(d):
+        try:
+            link = os.readlink(os.path.join(d, f))
+        except OSError:
+            continue  # closed meanwhile
+        if link.startswith("socket:"):
+            out.add(link)
+    return out
+
+
+def check_caps(name, srv, big, held, over):
     """413 over --max-body (big bytes); 503 for an upload of `over` bytes
     while `held` bytes of another are held, which is then answered 200, and
     the next one too; --max-connections 4."""
+    port = srv.port
     st, body = request(port, "POST", "/v1/chat/completions", [], padded(big))
     check(st == 413 and b"max-body" in body, "%s: a body over --max-body is answered 413 (got %d)" % (name, st))
     first = padded(over)
@@ -638,8 +654,16 @@ def check_caps(name, port, big, held, over):
     st = finish_upload(a, first, held)
     st2, _ = request(port, "POST", "/v1/chat/completions", [], padded(over))
     check(st == 200 and st2 == 200, "%s: the held upload is answered %d, the next one %d (want 200)" % (name, st, st2))
+    before = server_sockets(srv)
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
-    time.sleep(0.5)
+    # until the server has accepted all four, four sockets it did not hold
+    # before (a fixed half second was not always enough on a loaded machine,
+    # and the fifth then took a free slot)
+    for _ in range(100):
+        if len(server_sockets(srv) - before) >= 4:
+            break
+        time.sleep(0.1)
+    time.sleep(0.2)
     t0 = time.monotonic()
     st, _ = request(port, "POST", "/v1/chat/completions", [], STREAM)
     took = time.monotonic() - t0
@@ -656,7 +680,7 @@ def case_caps():
     caps = ["--max-connections", "4"]
     srv = Server([ONE, "--max-body", "100000", "--max-buffered", "12000", "--log-size", "3"] + caps)
     # serve holds at most 8 KiB of a body: two held ones pass 12000 bytes
-    check_caps("serve", srv.port, 100001, 10000, 20000)
+    check_caps("serve", srv, 100001, 10000, 20000)
     for i in range(5):
         request(srv.port, "POST", "/v1/chat/completions?n=%d" % i, [], STREAM)
     st, log = request(srv.port, "GET", "/_sluice/log")
@@ -667,7 +691,7 @@ def case_caps():
     rec = Server(["--upstream", up.url, "--out", os.path.join(WORK, "caps-rec"), "--max-body", "2000000",
                   "--max-buffered", "1000000"] + caps, cmd="record")
     # record holds a whole body (past 64 KiB in a file): 600000 + 900000 bytes pass 1000000
-    check_caps("record", rec.port, 2000001, 600000, 900000)
+    check_caps("record", rec, 2000001, 600000, 900000)
     for s in (srv, rec, up):
         rc, err = s.stop()
         check(rc == 0, "the server ends cleanly (exit %d)" % rc)
