@@ -638,6 +638,46 @@ def server_sockets(srv):
     return out
 
 
+def closed_by_peer(s):
+    """Whether the server has closed (or reset) this idle connection."""
+    s.setblocking(False)
+    try:
+        return s.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        s.settimeout(10)
+
+
+def hold_connections(srv, n):
+    """n idle connections the server has accepted and kept. The connection
+    of the request before may still count against --max-connections until
+    libmicrohttpd has cleaned it up in its own thread, after the client saw
+    it close: one of the n is then closed at once, and the check's extra
+    connection would take its slot when it frees. So: open them, wait until
+    the server holds them (sockets new in its /proc fds, at most 10 s), and
+    open again any it closed."""
+    held = []
+    for _ in range(20):
+        before = server_sockets(srv)
+        new = [socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+               for _ in range(n - len(held))]
+        for _ in range(100):  # each accepted, or closed at once
+            if len(server_sockets(srv) - before) + sum(map(closed_by_peer, new)) >= len(new):
+                break
+            time.sleep(0.1)
+        time.sleep(0.2)
+        held += new
+        for s in [s for s in held if closed_by_peer(s)]:
+            s.close()
+            held.remove(s)
+        if len(held) == n:
+            break
+    return held
+
+
 def check_caps(name, srv, big, held, over):
     """413 over --max-body (big bytes); 503 for an upload of `over` bytes
     while `held` bytes of another are held, which is then answered 200, and
@@ -654,16 +694,7 @@ def check_caps(name, srv, big, held, over):
     st = finish_upload(a, first, held)
     st2, _ = request(port, "POST", "/v1/chat/completions", [], padded(over))
     check(st == 200 and st2 == 200, "%s: the held upload is answered %d, the next one %d (want 200)" % (name, st, st2))
-    before = server_sockets(srv)
-    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
-    # until the server has accepted all four, four sockets it did not hold
-    # before (a fixed half second was not always enough on a loaded machine,
-    # and the fifth then took a free slot)
-    for _ in range(100):
-        if len(server_sockets(srv) - before) >= 4:
-            break
-        time.sleep(0.1)
-    time.sleep(0.2)
+    idle = hold_connections(srv, 4)
     t0 = time.monotonic()
     st, _ = request(port, "POST", "/v1/chat/completions", [], STREAM)
     took = time.monotonic() - t0
