@@ -569,6 +569,7 @@ void up_limits_default(up_limits *l) {
   l->idle_timeout = 60;
   l->max_body = (size_t)16 << 20;
   l->max_buffered = (size_t)1 << 30;
+  l->one_thread = 0;
 }
 
 void upstream_set_limits(upstream *u, const up_limits *l) { u->lim = *l; }
@@ -576,9 +577,10 @@ void upstream_set_limits(upstream *u, const up_limits *l) { u->lim = *l; }
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   u->addr = *addr;
   http_set_buffer_cap(u->lim.max_buffered);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
+  if (!u->lim.one_thread) flags |= MHD_USE_THREAD_PER_CONNECTION;
   u->d = MHD_start_daemon(
-      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-          MHD_USE_ERROR_LOG, 0,
+      flags, 0,
       NULL, NULL, handler, u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u, /* first, or MHD says so */
       MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_NOTIFY_COMPLETED, completed, u,
       MHD_OPTION_URI_LOG_CALLBACK, begin, u, MHD_OPTION_THREAD_STACK_SIZE, (size_t)256 << 10,

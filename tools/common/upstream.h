@@ -7,7 +7,8 @@
  * provider.
  *
  * One thread per connection (libmicrohttpd's), so pacing and stalls are
- * plain bounded sleeps. Entries (a capture and how to serve it) can be
+ * plain bounded sleeps (up_limits.one_thread serves every connection from
+ * one thread instead, for entries that never wait: the fuzz target). Entries (a capture and how to serve it) can be
  * added and removed while it runs: a request picks one by the header
  * X-Sluice-Capture (an entry's token or a capture's name), else by the
  * "model" it asks for (an entry's token, or the capture's model), else in
@@ -53,6 +54,9 @@ typedef struct up_limits {
   size_t max_body;          /* a request body past it is answered 413 (default 16 MiB) */
   size_t max_buffered;      /* body bytes held by all requests at once (default 1 GiB;
                                serve holds at most HTTP_LOG_BODY of each) */
+  int one_thread;           /* one thread serves every connection, none is created per
+                               connection (default 0): only for entries that never wait
+                               (speed 0, no stall), as a wait would hold up every other */
 } up_limits;
 void up_limits_default(up_limits *l);
 /* Before upstream_start (upstream_new sets the defaults). */
