@@ -34,9 +34,25 @@ static tbuf log_body;
 
 static void start_log(const char *url);
 
+/* The input before this one: a request that stopped the server from
+ * accepting is seen at the next input's request, so a failure there names
+ * both (libFuzzer saves only the current one). */
+static tbuf prev;
+
 static void fail(const char *what, const char *detail) {
   fprintf(stderr, "fuzz_serve: %s: %.200s\n", what, detail);
   abort();
+}
+
+static void fail_after(const char *what, const char *detail) {
+  fprintf(stderr, "fuzz_serve: the input before this one (%zu bytes, C escapes): \"", prev.n);
+  for (size_t i = 0; i < prev.n; i++) {
+    unsigned char c = (unsigned char)prev.p[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') fputc(c, stderr);
+    else fprintf(stderr, "\\%03o", c);
+  }
+  fputs("\"\n", stderr);
+  fail(what, detail);
 }
 
 static void start(void) {
@@ -74,16 +90,16 @@ static void start(void) {
 /* Connects fd to the server. libFuzzer's timer (SIGALRM, every few seconds)
  * may interrupt connect, which then goes on without us: wait for it. */
 static void connect_server(int fd) {
-  if (fd < 0) fail("cannot connect", strerror(errno));
+  if (fd < 0) fail("cannot make a socket", strerror(errno));
   if (connect(fd, (struct sockaddr *)&where, sizeof where) == 0) return;
-  if (errno != EINTR) fail("cannot connect", strerror(errno));
+  if (errno != EINTR) fail_after("cannot connect", strerror(errno));
   struct pollfd p = {fd, POLLOUT, 0};
   int err = 0, r;
   socklen_t l = sizeof err;
   while ((r = poll(&p, 1, 5000)) < 0 && errno == EINTR) continue;
-  if (r == 0) fail("cannot connect", "no answer in 5 s");
+  if (r == 0) fail_after("cannot connect", "no answer in 5 s");
   if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) || err)
-    fail("cannot connect", strerror(err ? err : errno));
+    fail_after("cannot connect", strerror(err ? err : errno));
 }
 
 /* Sends req and reads the answer (at most cap bytes) until the server
@@ -111,7 +127,7 @@ static size_t exchange(const char *req, size_t n, char *out, size_t cap) {
   /* A server that stopped accepting still lets the kernel take the
    * connection: it shows as silence, never as an answer or a close. */
   if (got < cap && r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-    fail("no answer and no close in 5 s", req);
+    fail_after("no answer and no close in 5 s", req);
   close(fd);
   return got;
 }
@@ -267,5 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("an answer without a status line", out);
   check_log();
   settle();
+  prev.n = 0;
+  tbuf_xadd(&prev, data, size);
   return 0;
 }
