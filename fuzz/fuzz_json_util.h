@@ -17,47 +17,65 @@ typedef struct json_run {
   size_t value_len;
   char unload[32]; /* the VALUE event's reason when it is not loadable, or "" */
   size_t repairs;
-  char **snaps; /* snapshots, rebuilt, in order (NUL-terminated) */
-  size_t *snap_lens;
-  size_t nsnaps;
+  size_t nsnaps; /* snapshots seen; each was JSON when it came */
+  char *snap;    /* the last one, rebuilt (NUL-terminated) */
+  size_t snap_len, snap_cap;
   char *text; /* TEXT so far */
-  size_t text_len;
+  size_t text_len, text_cap;
   char *tail; /* the last snapshot's tail */
-  size_t tail_len;
+  size_t tail_len, tail_cap;
+  char *spare; /* where the next tail is built */
+  size_t spare_cap;
 } json_run;
+
+static int deep_ok; /* the options lift the depth limit above jansson's */
+
+static inline int is_json(const char *p, size_t n) { return json_text_check(p, n, deep_ok, NULL); }
+
+/* Makes *p hold at least need bytes (doubling: a run's buffers are
+ * allocated a few times, not per event). */
+static void jr_room(char **p, size_t *cap, size_t need) {
+  if (need <= *cap) return;
+  size_t c = *cap ? *cap : 256;
+  while (c < need) c *= 2;
+  *p = realloc(*p, c);
+  if (!*p) abort();
+  *cap = c;
+}
 
 static int jr_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   json_run *r = user;
   if (ch != SLUICE_TEXT) return 0;
-  r->text = realloc(r->text, r->text_len + n + 1);
-  if (!r->text) abort();
+  jr_room(&r->text, &r->text_cap, r->text_len + n + 1);
   memcpy(r->text + r->text_len, p, n);
   r->text_len += n;
   return 0;
 }
 
 /* A snapshot event edits the previous tail (drop `length` bytes from its
- * front, prepend `data`); the snapshot is TEXT[0..offset) + tail. */
+ * front, prepend `data`); the snapshot is TEXT[0..offset) + tail. Each is
+ * checked as it comes, so that a run holds one, not all of them (a copy of
+ * every snapshot, the square of the input's length, was most of
+ * fuzz_json_incremental's allocations). */
 static void jr_snapshot(json_run *r, const sluice_event *ev) {
   if (ev->offset != r->text_len || ev->length > r->tail_len)
     fuzz_fail("a snapshot edit out of bounds", NULL);
   size_t keep = r->tail_len - (size_t)ev->length;
-  char *tail = malloc(ev->data_len + keep + 1);
-  char *snap = malloc(r->text_len + ev->data_len + keep + 1);
-  if (!tail || !snap) abort();
-  if (ev->data_len) memcpy(tail, ev->data, ev->data_len); /* data may be NULL */
-  if (keep) memcpy(tail + ev->data_len, r->tail + ev->length, keep);
-  free(r->tail);
-  r->tail = tail;
+  jr_room(&r->spare, &r->spare_cap, ev->data_len + keep + 1);
+  if (ev->data_len) memcpy(r->spare, ev->data, ev->data_len); /* data may be NULL */
+  if (keep) memcpy(r->spare + ev->data_len, r->tail + ev->length, keep);
+  char *t = r->tail;
+  size_t tc = r->tail_cap;
+  r->tail = r->spare, r->tail_cap = r->spare_cap;
+  r->spare = t, r->spare_cap = tc;
   r->tail_len = ev->data_len + keep;
-  if (r->text_len) memcpy(snap, r->text, r->text_len);
-  if (r->tail_len) memcpy(snap + r->text_len, r->tail, r->tail_len);
-  snap[r->text_len + r->tail_len] = '\0';
-  r->snaps = realloc(r->snaps, (r->nsnaps + 1) * sizeof *r->snaps);
-  r->snap_lens = realloc(r->snap_lens, (r->nsnaps + 1) * sizeof *r->snap_lens);
-  if (!r->snaps || !r->snap_lens) abort();
-  r->snap_lens[r->nsnaps] = r->text_len + r->tail_len;
-  r->snaps[r->nsnaps++] = snap;
+  r->snap_len = r->text_len + r->tail_len;
+  jr_room(&r->snap, &r->snap_cap, r->snap_len + 1);
+  if (r->text_len) memcpy(r->snap, r->text, r->text_len);
+  if (r->tail_len) memcpy(r->snap + r->text_len, r->tail, r->tail_len);
+  r->snap[r->snap_len] = '\0';
+  r->nsnaps++;
+  if (!is_json(r->snap, r->snap_len)) fuzz_fail("a snapshot is not JSON", r->snap);
 }
 
 static int jr_event(void *user, const sluice_event *ev) {
@@ -119,11 +137,10 @@ static void json_run_of_check(sluice_status st, json_run *r) {
 
 static void json_run_free(json_run *r) {
   free(r->value);
-  for (size_t i = 0; i < r->nsnaps; i++) free(r->snaps[i]);
-  free(r->snaps);
-  free(r->snap_lens);
+  free(r->snap);
   free(r->text);
   free(r->tail);
+  free(r->spare);
 }
 
 /* Do the options lift the depth limit above jansson's (0 or more than
@@ -131,10 +148,6 @@ static void json_run_free(json_run *r) {
 static int depth_unlimited(const sluice_json_opts *o) {
   return o && (o->max_depth == 0 || o->max_depth > 2048);
 }
-
-static int deep_ok; /* the options lift the depth limit above jansson's */
-
-static inline int is_json(const char *p, size_t n) { return json_text_check(p, n, deep_ok, NULL); }
 
 /* The value is JSON, and marked not loadable exactly when jansson refuses
  * it (with the first reason jansson meets: the filter names the earliest
