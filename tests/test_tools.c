@@ -214,8 +214,9 @@ static void test_answers(void) {
 }
 
 static void test_output_compare(void) {
-  sluice_output *a, *b;
+  sluice_output *a = NULL, *b = NULL;
   CHECK(sluice_output_new(&a, NULL) == SLUICE_OK && sluice_output_new(&b, NULL) == SLUICE_OK);
+  if (!a || !b) return;
   sluice_sink sa = sluice_output_sink(a), sb = sluice_output_sink(b);
   sluice_event ev = {SLUICE_EV_SSE, "message", 7, "x", 1, "1", 1, 0, 0, 0};
   sa.emit(sa.user, SLUICE_TEXT, "hi", 2);
