@@ -118,6 +118,7 @@
 #define COMPACT 1024    /* code points kept when no history is needed */
 #define NINTERVALS 64
 #define EQ_DIRECT 1024  /* eq compares up to this many code points without hashing */
+#define EQ_INLINE 64    /* and up to this many without calling memcmp */
 /* An invalid byte b is a code point of its own, kept as a value above every
  * code point: every value in the history is then under 2^21, which the
  * vector hash below relies on. */
@@ -331,23 +332,7 @@ static void hash_blocks(monitor *m) {
   m->nblocks = last;
 }
 
-/* S[a..a+len) == S[b..b+len), exactly: short ranges are compared, long
- * ones hashed first (the hash rejects, the code points confirm). pl is
- * B^len or 0 (computed here when needed). */
-static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
-  if (a == b || len == 0) return 1;
-  const uint32_t *s = m->cp;
-  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
-   * that is there must be compared anyway). */
-  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
-  for (uint64_t i = 1; i <= 8; i++)
-    if (s[a + len - i] != s[b + len - i]) return 0;
-  if (!pl) pl = powb(len);
-  if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
-  return memcmp(s + a, s + b, len * sizeof *s) == 0;
-}
-
-/* The largest k <= max with s[x-1-i] == s[y-1-i] for every i < k (y < x):
+/* The largest k <= max with s[x-1-i] == s[y-1-i] for every i < k:
  * how far back two positions agree, four code points at a time where SSE2
  * is there. */
 static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t max) {
@@ -363,6 +348,26 @@ static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t m
 #endif
   while (k < max && s[x - 1 - k] == s[y - 1 - k]) k++;
   return k;
+}
+
+/* S[a..a+len) == S[b..b+len), exactly: short ranges are compared, long
+ * ones hashed first (the hash rejects, the code points confirm). pl is
+ * B^len or 0 (computed here when needed). */
+static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
+  if (a == b || len == 0) return 1;
+  const uint32_t *s = m->cp;
+  /* A short range (the quasi walks' candidates, mostly of a few code
+   * points, at every checkpoint): four at a time in place, cheaper than a
+   * call to memcmp. */
+  if (len <= EQ_INLINE) return agree_back(s, a + len, b + len, len) == len;
+  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
+   * that is there must be compared anyway). */
+  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
+  for (uint64_t i = 1; i <= 8; i++)
+    if (s[a + len - i] != s[b + len - i]) return 0;
+  if (!pl) pl = powb(len);
+  if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
+  return memcmp(s + a, s + b, len * sizeof *s) == 0;
 }
 
 /* Longest common suffix of S[0..e) and S[0..n), at most cap; past 32 code
@@ -448,20 +453,17 @@ static int exact_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n;
   if (r * L > n) return 0;
   uint64_t span = (r - 1) * L, direct = span < 256 ? span : 256;
-  const uint32_t *s = m->cp;
-  for (uint64_t i = 1; i <= direct; i++)
-    if (s[n - i] != s[n - L - i]) return 0;
+  /* four code points a comparison: at a checkpoint on periodic text this
+   * runs up to `direct` for every length the period divides */
+  if (agree_back(m->cp, n, n - L, direct) < direct) return 0;
   if (span == direct) return 1;
   uint64_t len = span - direct;
   return eq(m, n - r * L, n - span, len, 0);
 }
 
-/* M = S[n-10..n) occurs at pos (compared from its end). */
+/* M = S[n-10..n) occurs at pos (compared from its end, four at a time). */
 static int marker_at(const monitor *m, uint64_t pos) {
-  const uint32_t *s = m->cp + pos, *t = m->cp + m->n - 10;
-  for (int i = 9; i >= 0; i--)
-    if (s[i] != t[i]) return 0;
-  return 1;
+  return agree_back(m->cp, m->n, pos + 10, 10) == 10;
 }
 
 /* ---------------- phase 2 bands ---------------- */
@@ -877,10 +879,14 @@ static int detect(monitor *m) {
     if (m->quasi ? quasi_match(m, L, r) : exact_match(m, L, r)) return 1;
   }
   if (thr <= 10) return 0;
-  /* phase 2 up to DIRECT_MAX: M must occur at n-10-L, so S[n-1-L] is S[n-1] */
+  /* phase 2 up to DIRECT_MAX: M must occur at n-10-L, so S[n-1-L] is S[n-1];
+   * find_back skips to the next such L, four code points at a time */
   uint32_t last = s[n - 1];
-  for (uint64_t L = 11; L <= DIRECT_MAX && L <= thr; L++) {
-    if (s[n - 1 - L] != last) continue;
+  uint64_t top = thr < DIRECT_MAX ? thr : DIRECT_MAX;
+  for (uint64_t L = 11; L <= top; L++) {
+    uint64_t e = find_back(s, n - 1 - top, n - 1 - L, last);
+    if (e == UINT64_MAX) break;
+    L = n - 1 - e;
     uint64_t r = reps(m, L);
     if (!m->quasi) {
       if (exact_match(m, L, r)) return 1; /* a period L over r*L implies M */
