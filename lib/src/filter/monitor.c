@@ -359,12 +359,12 @@ static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t m
  * ones hashed first (the hash rejects, the code points confirm). pl is
  * B^len or 0 (computed here when needed). */
 static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
-  if (a == b || len == 0) return 1;
   const uint32_t *s = m->cp;
   /* A short range (the quasi walks' candidates, mostly of a few code
    * points, at every checkpoint): four at a time in place, cheaper than a
-   * call to memcmp. */
+   * call to memcmp; first, as it answers a == b and len == 0 too. */
   if (len <= EQ_INLINE) return agree_back(s, a + len, b + len, len) == len;
+  if (a == b) return 1;
   /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
    * that is there must be compared anyway). */
   if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
@@ -425,6 +425,28 @@ static uint64_t find_back(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t 
   return UINT64_MAX;
 }
 
+/* The largest i in [lo, hi] (lo >= 1) with s[i - 1] == u and s[i] == v:
+ * find_back for two adjacent code points, four positions at a time. */
+static uint64_t find_back2(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t u, uint32_t v) {
+  uint64_t i = hi + 1; /* candidates below i */
+#if SLUICEP_HAVE_SSE2
+  __m128i uu = _mm_set1_epi32((int)u), vv = _mm_set1_epi32((int)v);
+  while (i >= lo + 4) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4));
+    __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 5));
+    __m128i both = _mm_and_si128(_mm_cmpeq_epi32(x, vv), _mm_cmpeq_epi32(w, uu));
+    int mask = _mm_movemask_ps(_mm_castsi128_ps(both));
+    if (mask) return i - 4 + (uint64_t)(31 - __builtin_clz((unsigned)mask));
+    i -= 4;
+  }
+#endif
+  while (i > lo) {
+    i--;
+    if (s[i] == v && s[i - 1] == u) return i;
+  }
+  return UINT64_MAX;
+}
+
 /* agree_back(s, n, n - L, max), knowing that S's trailing run of one code
  * point (m->run) agrees with itself at distance L for its first run - L
  * code points. In a run of spaces, dots or NULs (the fuzz target's text,
@@ -443,12 +465,14 @@ static uint64_t agree_at(const monitor *m, uint64_t L, uint64_t max) {
 static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n, c = n - L, count = 1, pl = L > EQ_DIRECT ? powb(L) : 0;
   const uint32_t *s = m->cp;
-  /* A copy is searched for by one of C's code points, a from its end: the
-   * one before C's trailing run when C has one (in a run of spaces every
-   * position ends like C; the code point before the run is rarer), else
-   * the last. Every copy has it there, so the nearest is found either way. */
+  /* A copy is searched for by two of C's code points, a from its end and
+   * the one before (one when C is shorter): the one before C's trailing
+   * run when C has one (in a run of spaces every position ends like C; the
+   * code point before the run is rarer), else the last. Every copy has
+   * them there, so the nearest is found either way, past fewer false
+   * candidates (each one a comparison of C). */
   uint64_t a = m->run > 1 && m->run < L ? m->run : 0;
-  uint32_t anchor = s[n - 1 - a];
+  uint32_t anchor = s[n - 1 - a], before = a + 1 < L ? s[n - 2 - a] : 0;
   /* Gap-0 copies first, in one comparison: while S[c-L..c) is C, it is the
    * nearest copy there can be (q <= c - L), so a stretch where the text
    * has period L gives one copy per L code points agreeing. */
@@ -460,7 +484,8 @@ static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
     /* the nearest q in [lo, c - L] whose copy ends like C, then the rest */
     uint64_t found = UINT64_MAX, hi = c - 1; /* q + L - 1 <= hi */
     while (hi >= lo + L - 1) {
-      uint64_t e = find_back(s, lo + L - 1 - a, hi - a, anchor);
+      uint64_t e = a + 1 < L ? find_back2(s, lo + L - 1 - a, hi - a, before, anchor)
+                             : find_back(s, lo + L - 1 - a, hi - a, anchor);
       if (e == UINT64_MAX) break;
       e += a;
       if (eq(m, e + 1 - L, n - L, L, pl)) {
