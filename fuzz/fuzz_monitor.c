@@ -38,6 +38,54 @@ static int on_event(void *user, const sluice_event *ev) {
   return 0;
 }
 
+/* The filter checked against the model: kept from one input to the next
+ * and reset while the configuration the seed draws stays the same (a
+ * campaign mutates the content far more often than the seed), rather than
+ * built and freed for every input. */
+static sluice_filter *kept;
+static sluice_monitor_opts kept_opts;
+static struct {
+  size_t text;
+  stop st;
+} res; /* what the filter gave: its sink's user, so it outlives the input */
+
+/* Runs the filter with options o on the content, a byte at a time or
+ * whole, and compares it with the model's verdict v. fresh: a new filter,
+ * not the kept one. Returns what differs, or NULL. */
+static const char *against_model(const sluice_monitor_opts *o, const fuzz_input *in, int whole,
+                                 const monitor_verdict *v, const size_t *ends, int fresh) {
+  static const sluice_sink sink = {collect, on_event, &res};
+  sluice_filter *f;
+  if (!fresh && kept && memcmp(o, &kept_opts, sizeof *o) == 0) {
+    if (sluice_reset(kept) != SLUICE_OK) abort(); /* it could be reset before */
+    f = kept;
+  } else if (sluice_monitor_new(&f, o, &sink, NULL, NULL) != SLUICE_OK) {
+    abort();
+  } else if (!fresh) {
+    sluice_free(kept);
+    kept = f;
+    kept_opts = *o;
+  }
+  res.text = 0;
+  res.st.seen = 0;
+  if (whole) sluice_feed(f, in->content, in->content_len);
+  else
+    for (size_t i = 0; i < in->content_len; i++) sluice_feed(f, in->content + i, 1);
+  sluice_status st = sluice_finish(f);
+  if (f != kept) sluice_free(f);
+  if (st != SLUICE_OK) return "monitor finish failed";
+  if (!v->reason) {
+    if (res.st.seen) return "the filter stops where the model does not";
+    if (res.text != in->content_len) return "text cut without a stop";
+  } else {
+    if (!res.st.seen) return "the model stops where the filter does not";
+    if (strcmp(res.st.reason, v->reason) != 0 || res.st.offset != v->offset)
+      return "the filter's stop differs from the model's";
+    if (res.text != ends[v->offset]) return "TEXT does not end at the stop offset";
+  }
+  return NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input in;
   if (!fuzz_parse(data, size, &in)) return 0;
@@ -60,6 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ends[0] = 0;
   for (size_t off = 0; off < in.content_len;) {
     const unsigned char *q = (const unsigned char *)in.content + off;
+    if (q[0] < 0x80) { /* most of the text: a code point of its own */
+      cps[n] = q[0];
+      ends[++n] = ++off;
+      continue;
+    }
     size_t l = sluicep_u8_seq_len(q, in.content_len - off);
     if (l == 0) {
       cps[n] = 0x110000u + q[0];
@@ -100,27 +153,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int first = fuzz_every_chunking ? 0 : (int)(s >> 29 & 1);
   int last = fuzz_every_chunking ? 1 : first;
   for (int whole = first; whole <= last; whole++) {
-    struct {
-      size_t text;
-      stop st;
-    } res = {0, {0, "", 0}};
-    sluice_sink sink = {collect, on_event, &res};
-    sluice_filter *f;
-    if (sluice_monitor_new(&f, &o, &sink, NULL, NULL) != SLUICE_OK) abort();
-    if (whole) sluice_feed(f, in.content, in.content_len);
-    else
-      for (size_t i = 0; i < in.content_len; i++) sluice_feed(f, in.content + i, 1);
-    if (sluice_finish(f) != SLUICE_OK) fuzz_fail("monitor finish failed", NULL);
-    sluice_free(f);
-    if (!v.reason) {
-      if (res.st.seen) fuzz_fail("the filter stops where the model does not", res.st.reason);
-      if (res.text != in.content_len) fuzz_fail("text cut without a stop", NULL);
-    } else {
-      if (!res.st.seen) fuzz_fail("the model stops where the filter does not", v.reason);
-      if (strcmp(res.st.reason, v.reason) != 0 || res.st.offset != v.offset)
-        fuzz_fail("the filter's stop differs from the model's", v.reason);
-      if (res.text != ends[v.offset]) fuzz_fail("TEXT does not end at the stop offset", NULL);
-    }
+    const char *bad = against_model(&o, &in, whole, &v, ends, 0);
+    /* again with a new filter: a difference only the reset one shows is
+     * sluice_reset's (and this input alone would not reproduce it) */
+    if (bad && !against_model(&o, &in, whole, &v, ends, 1))
+      fuzz_fail("sluice_reset left state behind (a new filter agrees with the model)", bad);
+    if (bad) fuzz_fail(bad, v.reason ? v.reason : res.st.reason);
   }
   return 0;
 }

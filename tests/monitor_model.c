@@ -35,8 +35,11 @@ static long rfind(const uint32_t *s, size_t pat, size_t L, size_t start, size_t 
 
 /* Does s[0..n) end with s[n-L..n) repeated r times (exactly, or quasi)? */
 static int match(const uint32_t *s, size_t n, size_t L, size_t r, int quasi) {
+  /* r copies that do not overlap (each q + L <= pos) need r * L code
+   * points: a shorter s cannot hold them, exact or quasi, and the walk
+   * below would only find that out copy by copy */
+  if (r * L > n) return 0;
   if (!quasi) {
-    if (r * L > n) return 0;
     for (size_t k = 1; k < r; k++)
       if (!same(s, n - L - k * L, n - L, L)) return 0;
     return 1;

@@ -118,6 +118,9 @@
 #define COMPACT 1024    /* code points kept when no history is needed */
 #define NINTERVALS 64
 #define EQ_DIRECT 1024  /* eq compares up to this many code points without hashing */
+#define EQ_INLINE 64    /* and up to this many without calling memcmp */
+#define LCS_DIRECT 256  /* lcs compares up to this many code points before hashing */
+#define RUN_MAX 4096    /* past the longest agreement a direct length compares (19 * 64) */
 /* An invalid byte b is a code point of its own, kept as a value above every
  * code point: every value in the history is then under 2^21, which the
  * vector hash below relies on. */
@@ -201,6 +204,9 @@ typedef struct monitor {
   interval iv[NINTERVALS];
   int niv;
   int nomem; /* an allocation failed inside the detector */
+  /* At the checkpoint in progress (detect sets it): how many code points
+   * S ends with that equal S[n-1], at most RUN_MAX. */
+  uint64_t run;
 } monitor;
 
 /* ---------------- thresholds ---------------- */
@@ -331,23 +337,7 @@ static void hash_blocks(monitor *m) {
   m->nblocks = last;
 }
 
-/* S[a..a+len) == S[b..b+len), exactly: short ranges are compared, long
- * ones hashed first (the hash rejects, the code points confirm). pl is
- * B^len or 0 (computed here when needed). */
-static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
-  if (a == b || len == 0) return 1;
-  const uint32_t *s = m->cp;
-  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
-   * that is there must be compared anyway). */
-  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
-  for (uint64_t i = 1; i <= 8; i++)
-    if (s[a + len - i] != s[b + len - i]) return 0;
-  if (!pl) pl = powb(len);
-  if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
-  return memcmp(s + a, s + b, len * sizeof *s) == 0;
-}
-
-/* The largest k <= max with s[x-1-i] == s[y-1-i] for every i < k (y < x):
+/* The largest k <= max with s[x-1-i] == s[y-1-i] for every i < k:
  * how far back two positions agree, four code points at a time where SSE2
  * is there. */
 static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t max) {
@@ -365,9 +355,30 @@ static uint64_t agree_back(const uint32_t *s, uint64_t x, uint64_t y, uint64_t m
   return k;
 }
 
-/* Longest common suffix of S[0..e) and S[0..n), at most cap; past 32 code
- * points by hashes only (an overestimate can only add candidates, which
- * are verified later). */
+/* S[a..a+len) == S[b..b+len), exactly: short ranges are compared, long
+ * ones hashed first (the hash rejects, the code points confirm). pl is
+ * B^len or 0 (computed here when needed). */
+static int eq(const monitor *m, uint64_t a, uint64_t b, uint64_t len, uint64_t pl) {
+  const uint32_t *s = m->cp;
+  /* A short range (the quasi walks' candidates, mostly of a few code
+   * points, at every checkpoint): four at a time in place, cheaper than a
+   * call to memcmp; first, as it answers a == b and len == 0 too. */
+  if (len <= EQ_INLINE) return agree_back(s, a + len, b + len, len) == len;
+  if (a == b) return 1;
+  /* Up to EQ_DIRECT code points, comparing costs less than hashing (a copy
+   * that is there must be compared anyway). */
+  if (len <= EQ_DIRECT) return memcmp(s + a, s + b, len * sizeof *s) == 0;
+  for (uint64_t i = 1; i <= 8; i++)
+    if (s[a + len - i] != s[b + len - i]) return 0;
+  if (!pl) pl = powb(len);
+  if (fp(m, a, len, pl) != fp(m, b, len, pl)) return 0;
+  return memcmp(s + a, s + b, len * sizeof *s) == 0;
+}
+
+/* Longest common suffix of S[0..e) and S[0..n), at most cap: compared up
+ * to 32 code points, then the whole cap hashed, then compared up to
+ * LCS_DIRECT, then by hashes only (an overestimate can only add
+ * candidates, which are verified later). */
 static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
   uint64_t n = m->n;
   if (cap > e) cap = e;
@@ -376,6 +387,12 @@ static uint64_t lcs(const monitor *m, uint64_t e, uint64_t cap) {
   /* in a repeat the whole cap is common, mostly: one comparison */
   uint64_t pc = powb(cap);
   if (fp(m, e - cap, cap, pc) == fp(m, n - cap, cap, pc)) return cap;
+  /* then up to LCS_DIRECT code points compared: cheaper than the binary
+   * search's steps (a power and four prefixes each), which candidates in
+   * text with runs and short loops took at every checkpoint */
+  if (cap > LCS_DIRECT) k += agree_back(m->cp, n - k, e - k, LCS_DIRECT - k);
+  else return k + agree_back(m->cp, n - k, e - k, cap - k);
+  if (k < LCS_DIRECT) return k;
   uint64_t lo = k, hi = cap - 1; /* lo: known common, hi: upper bound */
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo + 1) / 2, pl = powb(mid);
@@ -408,17 +425,58 @@ static uint64_t find_back(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t 
   return UINT64_MAX;
 }
 
+/* The largest i in [lo, hi] (lo >= 1) with s[i - 1] == u and s[i] == v:
+ * find_back for two adjacent code points, four positions at a time. */
+static uint64_t find_back2(const uint32_t *s, uint64_t lo, uint64_t hi, uint32_t u, uint32_t v) {
+  uint64_t i = hi + 1; /* candidates below i */
+#if SLUICEP_HAVE_SSE2
+  __m128i uu = _mm_set1_epi32((int)u), vv = _mm_set1_epi32((int)v);
+  while (i >= lo + 4) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4));
+    __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 5));
+    __m128i both = _mm_and_si128(_mm_cmpeq_epi32(x, vv), _mm_cmpeq_epi32(w, uu));
+    int mask = _mm_movemask_ps(_mm_castsi128_ps(both));
+    if (mask) return i - 4 + (uint64_t)(31 - __builtin_clz((unsigned)mask));
+    i -= 4;
+  }
+#endif
+  while (i > lo) {
+    i--;
+    if (s[i] == v && s[i - 1] == u) return i;
+  }
+  return UINT64_MAX;
+}
+
+/* agree_back(s, n, n - L, max), knowing that S's trailing run of one code
+ * point (m->run) agrees with itself at distance L for its first run - L
+ * code points. In a run of spaces, dots or NULs (the fuzz target's text,
+ * and a loop's filler) every length agrees that far, and comparing it
+ * again for each of the 64 direct lengths at each checkpoint was most of
+ * the detector's work there. */
+static uint64_t agree_at(const monitor *m, uint64_t L, uint64_t max) {
+  uint64_t n = m->n, k = m->run > L ? m->run - L : 0;
+  if (k > max) k = max;
+  return k + agree_back(m->cp, n - k, n - L - k, max - k);
+}
+
 /* Quasi (and exact, its gap-0 case): S ends with C = S[n-L..n); count the
  * copies going back, each the nearest one before the previous with a gap
  * shorter than L (the original's rfind loop). */
 static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n, c = n - L, count = 1, pl = L > EQ_DIRECT ? powb(L) : 0;
   const uint32_t *s = m->cp;
-  uint32_t last = s[n - 1];
+  /* A copy is searched for by two of C's code points, a from its end and
+   * the one before (one when C is shorter): the one before C's trailing
+   * run when C has one (in a run of spaces every position ends like C; the
+   * code point before the run is rarer), else the last. Every copy has
+   * them there, so the nearest is found either way, past fewer false
+   * candidates (each one a comparison of C). */
+  uint64_t a = m->run > 1 && m->run < L ? m->run : 0;
+  uint32_t anchor = s[n - 1 - a], before = a + 1 < L ? s[n - 2 - a] : 0;
   /* Gap-0 copies first, in one comparison: while S[c-L..c) is C, it is the
    * nearest copy there can be (q <= c - L), so a stretch where the text
    * has period L gives one copy per L code points agreeing. */
-  uint64_t k = agree_back(s, n, n - L, (r - 1) * L < c ? (r - 1) * L : c);
+  uint64_t k = agree_at(m, L, (r - 1) * L < c ? (r - 1) * L : c);
   count += k / L;
   c -= k / L * L;
   while (count < r && c >= L) {
@@ -426,8 +484,10 @@ static int quasi_match(const monitor *m, uint64_t L, uint64_t r) {
     /* the nearest q in [lo, c - L] whose copy ends like C, then the rest */
     uint64_t found = UINT64_MAX, hi = c - 1; /* q + L - 1 <= hi */
     while (hi >= lo + L - 1) {
-      uint64_t e = find_back(s, lo + L - 1, hi, last);
+      uint64_t e = a + 1 < L ? find_back2(s, lo + L - 1 - a, hi - a, before, anchor)
+                             : find_back(s, lo + L - 1 - a, hi - a, anchor);
       if (e == UINT64_MAX) break;
+      e += a;
       if (eq(m, e + 1 - L, n - L, L, pl)) {
         found = e + 1 - L;
         break;
@@ -448,20 +508,18 @@ static int exact_match(const monitor *m, uint64_t L, uint64_t r) {
   uint64_t n = m->n;
   if (r * L > n) return 0;
   uint64_t span = (r - 1) * L, direct = span < 256 ? span : 256;
-  const uint32_t *s = m->cp;
-  for (uint64_t i = 1; i <= direct; i++)
-    if (s[n - i] != s[n - L - i]) return 0;
+  /* four code points a comparison, past what the trailing run says: at a
+   * checkpoint on periodic text this runs up to `direct` for every length
+   * the period divides */
+  if (agree_at(m, L, direct) < direct) return 0;
   if (span == direct) return 1;
   uint64_t len = span - direct;
   return eq(m, n - r * L, n - span, len, 0);
 }
 
-/* M = S[n-10..n) occurs at pos (compared from its end). */
+/* M = S[n-10..n) occurs at pos (compared from its end, four at a time). */
 static int marker_at(const monitor *m, uint64_t pos) {
-  const uint32_t *s = m->cp + pos, *t = m->cp + m->n - 10;
-  for (int i = 9; i >= 0; i--)
-    if (s[i] != t[i]) return 0;
-  return 1;
+  return agree_back(m->cp, m->n, pos + 10, 10) == 10;
 }
 
 /* ---------------- phase 2 bands ---------------- */
@@ -867,20 +925,62 @@ static int phase2_bands(monitor *m) {
   return m->quasi && check_intervals(m);
 }
 
+/* Bit d-1 of *one, for d = 1..20: S[n-1-d] == S[n-1]; of *two: that and
+ * S[n-2-d] == S[n-2]. n >= 22. */
+static void tail_masks(const uint32_t *s, uint64_t n, uint32_t *one, uint32_t *two) {
+  uint32_t a = 0, b = 0;
+#if SLUICEP_HAVE_SSE2
+  __m128i v1 = _mm_set1_epi32((int)s[n - 1]), v2 = _mm_set1_epi32((int)s[n - 2]);
+  for (int q = 0; q < 5; q++) {
+    /* lanes 0..3 hold d = 4q+4 .. 4q+1; reversed, lane j is d = 4q+1+j */
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 5 - 4 * q));
+    __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 6 - 4 * q));
+    x = _mm_shuffle_epi32(_mm_cmpeq_epi32(x, v1), 0x1B);
+    y = _mm_shuffle_epi32(_mm_cmpeq_epi32(y, v2), 0x1B);
+    a |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(x)) << (4 * q);
+    b |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(y)) << (4 * q);
+  }
+#else
+  for (uint64_t d = 1; d <= 20; d++) {
+    a |= (uint32_t)(s[n - 1 - d] == s[n - 1]) << (d - 1);
+    b |= (uint32_t)(s[n - 2 - d] == s[n - 2]) << (d - 1);
+  }
+#endif
+  *one = a;
+  *two = a & b;
+}
+
 static int detect(monitor *m) {
   uint64_t n = m->n, thr = n / 10;
   const uint32_t *s = m->cp;
   hash_blocks(m); /* long comparisons hash */
+  m->run = 1 + agree_back(s, n, n - 1, n - 1 < RUN_MAX - 1 ? n - 1 : RUN_MAX - 1);
+  /* Phase 1 needs, for every L, a copy of C = S[n-L..n) ending d code
+   * points before n: d = L for exact matching, L <= d < 2L for quasi (the
+   * first copy of the r >= 2 the walk needs). A copy agrees with S's last
+   * two code points (its last, when L = 1 and quasi matching), so two
+   * masks of the last 20 distances, a few vector comparisons, rule out
+   * most lengths before their walks (on text that does not loop, all). */
+  uint32_t one = UINT32_MAX, two = UINT32_MAX;
+  if (n >= 22) tail_masks(s, n, &one, &two);
   for (uint64_t L = 1; L <= 10 && L <= thr; L++) {
     uint64_t r = reps(m, L);
     if (L * r > n) break;
-    if (m->quasi ? quasi_match(m, L, r) : exact_match(m, L, r)) return 1;
+    if (!m->quasi) {
+      if ((two >> (L - 1) & 1) && exact_match(m, L, r)) return 1;
+    } else if (((L == 1 ? one : two) >> (L - 1) & ((1u << L) - 1)) && quasi_match(m, L, r)) {
+      return 1;
+    }
   }
   if (thr <= 10) return 0;
-  /* phase 2 up to DIRECT_MAX: M must occur at n-10-L, so S[n-1-L] is S[n-1] */
+  /* phase 2 up to DIRECT_MAX: M must occur at n-10-L, so S[n-1-L] is S[n-1];
+   * find_back skips to the next such L, four code points at a time */
   uint32_t last = s[n - 1];
-  for (uint64_t L = 11; L <= DIRECT_MAX && L <= thr; L++) {
-    if (s[n - 1 - L] != last) continue;
+  uint64_t top = thr < DIRECT_MAX ? thr : DIRECT_MAX;
+  for (uint64_t L = 11; L <= top; L++) {
+    uint64_t e = find_back(s, n - 1 - top, n - 1 - L, last);
+    if (e == UINT64_MAX) break;
+    L = n - 1 - e;
     uint64_t r = reps(m, L);
     if (!m->quasi) {
       if (exact_match(m, L, r)) return 1; /* a period L over r*L implies M */
