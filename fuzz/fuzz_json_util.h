@@ -4,12 +4,12 @@
 #define SLUICE_FUZZ_JSON_UTIL_H
 
 #include <jansson.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "fuzz_jansson_arena.h"
 #include "fuzz_json_syntax.h"
 
 typedef struct json_run {
@@ -31,57 +31,10 @@ typedef struct json_run {
 
 static int deep_ok; /* the options lift the depth limit above jansson's */
 
-/* jansson's memory while the checks load a text: one arena, emptied after
- * each check, instead of a malloc and a free under AddressSanitizer per
- * value (perf: loading every snapshot was a third of
- * fuzz_json_incremental's time, most of it ASan's allocator, its
- * quarantine and the page faults of fresh memory). Blocks are chained when
- * one is full, and merged into one of their total size when emptied. Only
- * these loads use it: the functions are set around them and put back. */
-typedef struct jr_block {
-  struct jr_block *next;
-  size_t used, cap;
-  max_align_t data[];
-} jr_block;
-static jr_block *jr_arena;
-
-static void *jr_alloc(size_t n) {
-  n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-  jr_block *b = jr_arena;
-  if (!b || b->cap - b->used < n) {
-    size_t cap = b && b->cap * 2 > n ? b->cap * 2 : n > 65536 ? n : 65536;
-    b = malloc(sizeof *b + cap);
-    if (!b) abort();
-    b->next = jr_arena, b->used = 0, b->cap = cap;
-    jr_arena = b;
-  }
-  void *p = (char *)b->data + b->used;
-  b->used += n;
-  return p;
-}
-
-static void jr_nofree(void *p) { (void)p; }
-
 static int jr_text_check(const char *p, size_t n, const char **why) {
-  json_malloc_t m;
-  json_free_t f;
-  json_get_alloc_funcs(&m, &f);
-  json_set_alloc_funcs(jr_alloc, jr_nofree);
+  fuzz_jansson_arena(1);
   int ok = json_text_check(p, n, deep_ok, why);
-  json_set_alloc_funcs(m, f);
-  if (jr_arena && jr_arena->next) { /* one block of the total next time */
-    size_t total = 0;
-    while (jr_arena) {
-      jr_block *b = jr_arena;
-      total += b->cap;
-      jr_arena = b->next;
-      free(b);
-    }
-    jr_arena = malloc(sizeof *jr_arena + total);
-    if (!jr_arena) abort();
-    jr_arena->next = NULL, jr_arena->cap = total;
-  }
-  if (jr_arena) jr_arena->used = 0;
+  fuzz_jansson_arena(0);
   return ok;
 }
 

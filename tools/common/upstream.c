@@ -578,7 +578,9 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   u->addr = *addr;
   http_set_buffer_cap(u->lim.max_buffered);
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
-  if (!u->lim.one_thread) flags |= MHD_USE_THREAD_PER_CONNECTION;
+  /* one thread: reads, writes and accepts are tried before polling (each
+   * connection's request is there at once: the poll was a wait more) */
+  flags |= u->lim.one_thread ? MHD_USE_TURBO : MHD_USE_THREAD_PER_CONNECTION;
   u->d = MHD_start_daemon(
       flags, 0,
       NULL, NULL, handler, u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u, /* first, or MHD says so */
