@@ -21,6 +21,7 @@ typedef struct json_run {
   size_t nsnaps; /* snapshots seen; each was JSON when it came */
   char *snap;    /* the last one, rebuilt (NUL-terminated) */
   size_t snap_len, snap_cap;
+  size_t snap_text; /* how much of TEXT snap holds already: TEXT only grows */
   char *text; /* TEXT so far */
   size_t text_len, text_cap;
   char *tail; /* the last snapshot's tail */
@@ -79,7 +80,11 @@ static void jr_snapshot(json_run *r, const sluice_event *ev) {
   r->tail_len = ev->data_len + keep;
   r->snap_len = r->text_len + r->tail_len;
   jr_room(&r->snap, &r->snap_cap, r->snap_len + 1);
-  if (r->text_len) memcpy(r->snap, r->text, r->text_len);
+  /* only the TEXT that came since the last snapshot is copied (copying the
+   * whole of it for each was the square of the input's length) */
+  if (r->text_len > r->snap_text)
+    memcpy(r->snap + r->snap_text, r->text + r->snap_text, r->text_len - r->snap_text);
+  r->snap_text = r->text_len;
   if (r->tail_len) memcpy(r->snap + r->text_len, r->tail, r->tail_len);
   r->snap[r->snap_len] = '\0';
   r->nsnaps++;
