@@ -358,6 +358,35 @@ steps = "".join(f"step number {i}.\n" for i in range(1, 60))
 both("counter_lines", steps, "SOURCES.md §monitor false negative: a counter at the end of each line", len(steps))
 total += write("false_positives", fp, "reported false positives and negatives, both profiles")
 
+# ---- the detector's shortcuts, at every checkpoint (repetition_interval 1) ----
+# The detector skips lengths whose copy cannot end where it must (masks of
+# the last 20 distances), compares a run of one code point once for every
+# length, and looks for quasi copies by the code point before C's trailing
+# run. Each verdict is the rule's; the cases pin them at every position.
+EV = {"repetition_interval": 1, "whitespace_interval": 0}
+dp = []
+# seed profile, exact: L = 1 needs 100 copies
+dp.append(case("y_run_one_code_point", "." * 100, dict(EV), ("repetition", 100),
+               "DESIGN §2 phase 1: a run of one code point, L = 1, r = 100"))
+dp.append(case("y_run_one_code_point_short", "." * 99, dict(EV), None,
+               "DESIGN §2 phase 1: one copy short of r = 100"))
+# current profile, quasi: C = "xy-----" (L = 7, a trailing run of 5 inside C), r = 50
+unit = "xy-----"
+dp.append(case("y_quasi_trailing_run_in_c", unit * 50, dict(EV, profile="current"),
+               ("repetition", 350), "DESIGN §2 phase 1 quasi: C ends with a run; 50 copies of L = 7"))
+dp.append(case("y_quasi_trailing_run_in_c_short", (unit * 50)[:-1], dict(EV, profile="current"),
+               None, "DESIGN §2 phase 1 quasi: the 50th copy one code point short"))
+# the same copies with a one-code-point gap between them (shorter than L): quasi copies
+gap = "".join(unit + "z" for _ in range(68)) + unit
+dp.append(case("y_quasi_gaps_trailing_run", gap, dict(EV, profile="current", quasi=True,
+               repetition_interval=len(gap)), ("repetition", len(gap)),
+               "DESIGN §2 quasi: copies of a C ending in a run, one code point apart"))
+# text that never loops: every length ruled out at every checkpoint
+calm = filler(400, 31)
+dp.append(case("y_no_loop_every_checkpoint", calm, dict(EV, profile="current"), None,
+               "DESIGN §2: no repeat in text that does not loop, at every checkpoint"))
+total += write("detector_paths", dp, "the detector's shortcuts at every checkpoint")
+
 # ---- options ----
 opts_cases = [
     {"id": "n_option_profile_value", "input": "x", "options": {"profile": "legacy"},
