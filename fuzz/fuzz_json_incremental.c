@@ -23,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* every snapshot was checked to be JSON as it came (jr_snapshot) */
   if (split.st == SLUICE_OK) {
     if (!split.nsnaps) fuzz_fail("no snapshot", NULL);
-    if (!whole.value || split.snap_len != whole.value_len ||
-        memcmp(split.snap, whole.value, whole.value_len) != 0)
-      fuzz_fail("the last snapshot differs from the one-call value", split.snap);
+    if (!whole.value || split.snap.n != whole.value_len ||
+        memcmp(split.snap.p, whole.value, whole.value_len) != 0)
+      fuzz_fail("the last snapshot differs from the one-call value", split.snap.p);
   }
   json_run_free(&whole);
   json_run_free(&split);

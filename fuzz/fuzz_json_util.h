@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "util.h"
 #include "fuzz_jansson_arena.h"
 #include "fuzz_json_syntax.h"
 
@@ -18,16 +19,12 @@ typedef struct json_run {
   size_t value_len;
   char unload[32]; /* the VALUE event's reason when it is not loadable, or "" */
   size_t repairs;
-  size_t nsnaps; /* snapshots seen; each was JSON when it came */
-  char *snap;    /* the last one, rebuilt (NUL-terminated) */
-  size_t snap_len, snap_cap;
+  size_t nsnaps;    /* snapshots seen; each was JSON when it came */
+  tbuf snap;        /* the last one, rebuilt */
   size_t snap_text; /* how much of TEXT snap holds already: TEXT only grows */
-  char *text; /* TEXT so far */
-  size_t text_len, text_cap;
-  char *tail; /* the last snapshot's tail */
-  size_t tail_len, tail_cap;
-  char *spare; /* where the next tail is built */
-  size_t spare_cap;
+  tbuf text;        /* TEXT so far */
+  tbuf tail;        /* the last snapshot's tail */
+  tbuf spare;       /* where the next tail is built */
 } json_run;
 
 static int deep_ok; /* the options lift the depth limit above jansson's */
@@ -41,23 +38,9 @@ static int jr_text_check(const char *p, size_t n, const char **why) {
 
 static inline int is_json(const char *p, size_t n) { return jr_text_check(p, n, NULL); }
 
-/* Makes *p hold at least need bytes (doubling: a run's buffers are
- * allocated a few times, not per event). */
-static void jr_room(char **p, size_t *cap, size_t need) {
-  if (need <= *cap) return;
-  size_t c = *cap ? *cap : 256;
-  while (c < need) c *= 2;
-  *p = realloc(*p, c);
-  if (!*p) abort();
-  *cap = c;
-}
-
 static int jr_emit(void *user, sluice_channel ch, const char *p, size_t n) {
   json_run *r = user;
-  if (ch != SLUICE_TEXT) return 0;
-  jr_room(&r->text, &r->text_cap, r->text_len + n + 1);
-  memcpy(r->text + r->text_len, p, n);
-  r->text_len += n;
+  if (ch == SLUICE_TEXT && n) tbuf_xadd(&r->text, p, n);
   return 0;
 }
 
@@ -67,28 +50,26 @@ static int jr_emit(void *user, sluice_channel ch, const char *p, size_t n) {
  * every snapshot, the square of the input's length, was most of
  * fuzz_json_incremental's allocations). */
 static void jr_snapshot(json_run *r, const sluice_event *ev) {
-  if (ev->offset != r->text_len || ev->length > r->tail_len)
+  if (ev->offset != r->text.n || ev->length > r->tail.n)
     fuzz_fail("a snapshot edit out of bounds", NULL);
-  size_t keep = r->tail_len - (size_t)ev->length;
-  jr_room(&r->spare, &r->spare_cap, ev->data_len + keep + 1);
-  if (ev->data_len) memcpy(r->spare, ev->data, ev->data_len); /* data may be NULL */
-  if (keep) memcpy(r->spare + ev->data_len, r->tail + ev->length, keep);
-  char *t = r->tail;
-  size_t tc = r->tail_cap;
-  r->tail = r->spare, r->tail_cap = r->spare_cap;
-  r->spare = t, r->spare_cap = tc;
-  r->tail_len = ev->data_len + keep;
-  r->snap_len = r->text_len + r->tail_len;
-  jr_room(&r->snap, &r->snap_cap, r->snap_len + 1);
+  size_t keep = r->tail.n - (size_t)ev->length;
+  r->spare.n = 0;
+  if (ev->data_len) tbuf_xadd(&r->spare, ev->data, ev->data_len); /* data may be NULL */
+  if (keep) tbuf_xadd(&r->spare, r->tail.p + ev->length, keep);
+  tbuf t = r->tail;
+  r->tail = r->spare;
+  r->spare = t;
   /* only the TEXT that came since the last snapshot is copied (copying the
    * whole of it for each was the square of the input's length) */
-  if (r->text_len > r->snap_text)
-    memcpy(r->snap + r->snap_text, r->text + r->snap_text, r->text_len - r->snap_text);
-  r->snap_text = r->text_len;
-  if (r->tail_len) memcpy(r->snap + r->text_len, r->tail, r->tail_len);
-  r->snap[r->snap_len] = '\0';
+  r->snap.n = r->snap_text;
+  if (r->text.n > r->snap_text)
+    tbuf_xadd(&r->snap, r->text.p + r->snap_text, r->text.n - r->snap_text);
+  r->snap_text = r->text.n;
+  if (r->tail.n) tbuf_xadd(&r->snap, r->tail.p, r->tail.n);
+  if (tbuf_reserve(&r->snap, 0)) abort(); /* an empty snapshot still has its NUL */
+  r->snap.p[r->snap.n] = '\0';
   r->nsnaps++;
-  if (!is_json(r->snap, r->snap_len)) fuzz_fail("a snapshot is not JSON", r->snap);
+  if (!is_json(r->snap.p, r->snap.n)) fuzz_fail("a snapshot is not JSON", r->snap.p);
 }
 
 static int jr_event(void *user, const sluice_event *ev) {
@@ -150,10 +131,10 @@ static void json_run_of_check(sluice_status st, json_run *r) {
 
 static void json_run_free(json_run *r) {
   free(r->value);
-  free(r->snap);
-  free(r->text);
-  free(r->tail);
-  free(r->spare);
+  tbuf_free(&r->snap);
+  tbuf_free(&r->text);
+  tbuf_free(&r->tail);
+  tbuf_free(&r->spare);
 }
 
 /* Do the options lift the depth limit above jansson's (0 or more than
