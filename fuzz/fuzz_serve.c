@@ -4,9 +4,19 @@
  * (the headers one per '\n'), sent on a connection of its own. Every request
  * must be answered with a status line (or closed, when libmicrohttpd refuses
  * its syntax) within 5 s, and the server must then still answer GET
- * /_sluice/log with a JSON array: no request stops it, none breaks its log. */
+ * /_sluice/log with a JSON array: no request stops it, none breaks its log.
+ *
+ * The server has no thread here: this one runs it (upstream_run) between
+ * its own non-blocking reads and writes, so an input is one thread's work
+ * from its connect to its cleanup. With the server in threads of its own,
+ * handing each step from one thread to the other (a wakeup on the other
+ * core, then a wait for the cleanup) was about half of this target's time
+ * (perf: scheduler and wakeup paths; the same run bound to one core took a
+ * quarter less CPU). The handling fuzzed is the same: libmicrohttpd's
+ * parser, serve's handler and log; what differs is who calls them. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -29,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static upstream *srv;
 static struct sockaddr_in where;
-static CURL *log_h; /* the log's own connection, kept alive between inputs */
+static CURL *log_h;   /* the log's request */
+static CURLM *log_m;  /* its connection, kept alive between inputs */
 static tbuf log_body;
 
 static void start_log(const char *url);
@@ -65,13 +76,11 @@ static void start(void) {
    * loaded fourteen entries already checked again (perf: jansson loading
    * the log was 15% of the target's time). */
   srv = upstream_new(2, 1);
-  /* One server thread for every connection, the capture served without
-   * waits: a thread created and joined for each of an input's connections
-   * was about a third of this target's time under ASan (perf); the
-   * requests' handling, what is fuzzed, is the same in both modes. */
+  /* Run by this thread, the capture served without waits (which would
+   * hold it up). */
   up_limits lim;
   up_limits_default(&lim);
-  lim.one_thread = 1;
+  lim.caller_runs = 1;
   upstream_set_limits(srv, &lim);
   up_behave how;
   up_behave_default(&how);
@@ -87,63 +96,112 @@ static void start(void) {
   start_log(url);
 }
 
-/* Connects fd to the server. libFuzzer's timer (SIGALRM, every few seconds)
- * may interrupt connect, which then goes on without us: wait for it. */
-static void connect_server(int fd) {
-  if (fd < 0) fail("cannot make a socket", strerror(errno));
-  if (connect(fd, (struct sockaddr *)&where, sizeof where) == 0) return;
-  if (errno != EINTR) fail_after("cannot connect", strerror(errno));
-  struct pollfd p = {fd, POLLOUT, 0};
-  int err = 0, r;
-  socklen_t l = sizeof err;
-  while ((r = poll(&p, 1, 5000)) < 0 && errno == EINTR) continue;
-  if (r == 0) fail_after("cannot connect", "no answer in 5 s");
-  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) || err)
-    fail_after("cannot connect", strerror(err ? err : errno));
+static long long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Sends req and reads the answer (at most cap bytes) until the server
- * closes; aborts when it neither answers nor closes in 5 s. */
+/* One turn of the loop: waits until the server's sockets, the log
+ * request's (when with_log) or fd (-1: none; for reading, and writing when
+ * want_write) are ready, or the server's own timeout, or until end (ms),
+ * then serves what is ready. -1 once end has passed. */
+static int turn(int fd, int want_write, int with_log, long long end) {
+  fd_set r, w, e;
+  FD_ZERO(&r);
+  FD_ZERO(&w);
+  FD_ZERO(&e);
+  int max = -1;
+  long wait = upstream_fdset(srv, &r, &w, &e, &max), cw = -1;
+  if (wait == -2) fail("the server's sockets cannot be selected", "");
+  if (with_log) {
+    int cm = -1;
+    if (curl_multi_fdset(log_m, &r, &w, &e, &cm) || curl_multi_timeout(log_m, &cw))
+      fail("libcurl's sockets cannot be selected", "");
+    if (cm > max) max = cm;
+    if (cw >= 0 && (wait < 0 || cw < wait)) wait = cw;
+  }
+  if (fd >= 0) {
+    if (fd >= FD_SETSIZE) fail("a socket past FD_SETSIZE", "");
+    FD_SET(fd, &r);
+    if (want_write) FD_SET(fd, &w);
+    if (fd > max) max = fd;
+  }
+  long long left = end - now_ms();
+  if (left <= 0) return -1;
+  if (wait < 0 || wait > left) wait = (long)left;
+  struct timeval tv = {wait / 1000, (wait % 1000) * 1000};
+  if (select(max + 1, &r, &w, &e, &tv) < 0) {
+    if (errno != EINTR) fail("select", strerror(errno));
+    FD_ZERO(&r); /* libFuzzer's timer: nothing is known to be ready */
+    FD_ZERO(&w);
+    FD_ZERO(&e);
+  }
+  if (upstream_run(srv, &r, &w, &e)) fail_after("the server does not run", "");
+  return 0;
+}
+
+/* Sends req on a connection of its own and reads the answer (at most cap
+ * bytes) until the server closes; aborts when it neither answers nor closes
+ * in 5 s. */
 static size_t exchange(const char *req, size_t n, char *out, size_t cap) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct timeval tv = {5, 0};
+  int fd = socket(AF_INET, SOCK_STREAM, 0), fl;
   /* Closed with a reset, so neither end keeps the pair in TIME_WAIT: at a
    * couple of thousand exchanges a second a campaign ran out of loopback
    * ports within half a minute (connect: EADDRNOTAVAIL). */
   struct linger now = {1, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
-  connect_server(fd);
+  if (fd < 0 || (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now))
+    fail("cannot make a socket", strerror(errno));
+  long long end = now_ms() + 5000;
+  if (connect(fd, (struct sockaddr *)&where, sizeof where) && errno != EINPROGRESS &&
+      errno != EINTR)
+    fail_after("cannot connect", strerror(errno));
   size_t sent = 0, got = 0;
-  while (sent < n) {
-    ssize_t w = send(fd, req + sent, n - sent, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break; /* the server may close on a malformed head */
-    sent += (size_t)w;
+  int connected = 0;
+  for (;;) {
+    if (!connected) {
+      struct pollfd p = {fd, POLLOUT, 0};
+      int err = 0;
+      socklen_t l = sizeof err;
+      if (poll(&p, 1, 0) == 1) {
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) || err)
+          fail_after("cannot connect", strerror(err ? err : errno));
+        connected = 1;
+      }
+    }
+    if (connected) {
+      while (sent < n) {
+        ssize_t w = send(fd, req + sent, n - sent, MSG_NOSIGNAL);
+        if (w > 0) sent += (size_t)w;
+        else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
+        else sent = n; /* the server may close on a malformed head */
+      }
+      ssize_t r = -1;
+      while (got < cap && (r = recv(fd, out + got, cap - got, 0)) > 0) got += (size_t)r;
+      if (got == cap || r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        break; /* a reset is a close too */
+    }
+    /* A server that stopped accepting still lets the kernel take the
+     * connection: it shows as silence, never as an answer or a close. */
+    if (turn(fd, !connected || sent < n, 0, end))
+      fail_after(connected ? "no answer and no close in 5 s" : "cannot connect: no answer in 5 s",
+                 req);
   }
-  ssize_t r;
-  while (got < cap && ((r = recv(fd, out + got, cap - got, 0)) > 0 || (r < 0 && errno == EINTR)))
-    if (r > 0) got += (size_t)r;
-  /* A server that stopped accepting still lets the kernel take the
-   * connection: it shows as silence, never as an answer or a close. */
-  if (got < cap && r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-    fail_after("no answer and no close in 5 s", req);
   close(fd);
   return got;
 }
 
-/* Waits (at most a second) until the server has cleaned up every
- * connection of this input. libmicrohttpd frees a connection (its request,
- * its memory pool, its struct) in its own threads after the client has
- * seen the close; an input that returned before then had allocated more
- * blocks than it freed, which libFuzzer answers by running the input again
- * and then a leak check that stops every thread (perf: 70% of this
- * target's time went to those checks). What a leak keeps stays unfreed
- * however long this waits, so libFuzzer still checks then. */
+/* Serves (at most a second) until the server has cleaned up every
+ * connection of this input. An input that returned before then had
+ * allocated more blocks than it freed, which libFuzzer answers by running
+ * the input again and then a leak check that stops every thread (perf: 70%
+ * of this target's time went to those checks). What a leak keeps stays
+ * unfreed however long this waits, so libFuzzer still checks then. */
 static void settle(void) {
+  long long end = now_ms() + 1000;
   /* at most one left: the log's, kept alive */
-  for (int i = 0; i < 20000 && upstream_connections(srv) > 1; i++)
-    nanosleep(&(struct timespec){0, 50000}, NULL);
+  while (upstream_connections(srv) > 1 && turn(-1, 0, 0, end) == 0) continue;
 }
 
 /* The next NUL-separated field of the input. */
@@ -165,11 +223,13 @@ static size_t log_write(char *p, size_t size, size_t n, void *user) {
  * to the next (a new one when the server closed it): a third connection
  * made and closed per input, after the request's own, was a quarter of this
  * target's time (perf: connect, accept and close on loopback). Every input's
- * request still comes on a new connection, so the server must still accept. */
+ * request still comes on a new connection, so the server must still accept.
+ * libcurl's multi interface, so that this thread serves while it asks. */
 static void start_log(const char *url) {
   char u[160];
   snprintf(u, sizeof u, "%s/_sluice/log", url);
-  if (curl_global_init(CURL_GLOBAL_NOTHING) || !(log_h = curl_easy_init()))
+  if (curl_global_init(CURL_GLOBAL_NOTHING) || !(log_h = curl_easy_init()) ||
+      !(log_m = curl_multi_init()))
     fail("cannot start libcurl", "");
   /* no signals of curl's own (libFuzzer has its timer); 5 s at most */
   if (curl_easy_setopt(log_h, CURLOPT_URL, u) || curl_easy_setopt(log_h, CURLOPT_NOSIGNAL, 1L) ||
@@ -179,20 +239,32 @@ static void start_log(const char *url) {
     fail("cannot set up libcurl", u);
 }
 
+/* One request for the log, served meanwhile; libcurl's result. */
+static CURLcode fetch_log(void) {
+  CURLcode rc = CURLE_OPERATION_TIMEDOUT;
+  long long end = now_ms() + 5000;
+  int running = 1, q;
+  log_body.n = 0;
+  if (curl_multi_add_handle(log_m, log_h)) fail("libcurl does not take the log request", "");
+  do {
+    if (curl_multi_perform(log_m, &running)) fail("libcurl fails", "");
+  } while (running && turn(-1, 0, 1, end) == 0);
+  for (CURLMsg *m; (m = curl_multi_info_read(log_m, &q));)
+    if (m->msg == CURLMSG_DONE) rc = m->data.result;
+  if (curl_multi_remove_handle(log_m, log_h)) fail("libcurl does not give the log request back", "");
+  return rc;
+}
+
 static void check_log(void) {
-  /* A failed request is asked again, twice, 50 ms apart: at a couple of
-   * thousand connections a second a campaign once saw the log request
-   * closed unanswered (once in some 100,000 inputs; the input alone passes),
-   * while a server that stopped answers none of the three. */
+  /* A failed request is asked again, twice (a new connection each): a
+   * campaign once saw the log request closed unanswered (once in some
+   * 100,000 inputs; the input alone passes), while a server that stopped
+   * answers none of the three. */
   CURLcode rc = CURLE_OK;
   long status = 0;
-  for (int tries = 0; tries < 3; tries++) {
-    if (tries) nanosleep(&(struct timespec){0, 50000000}, NULL);
-    log_body.n = 0;
-    rc = curl_easy_perform(log_h);
-    if (rc == CURLE_OK) break;
-  }
-  if (rc != CURLE_OK) fail("the log is not answered", curl_easy_strerror(rc));
+  for (int tries = 0; tries < 3; tries++)
+    if ((rc = fetch_log()) == CURLE_OK) break;
+  if (rc != CURLE_OK) fail_after("the log is not answered", curl_easy_strerror(rc));
   if (curl_easy_getinfo(log_h, CURLINFO_RESPONSE_CODE, &status) || status != 200)
     fail("the log is not answered 200", log_body.n ? log_body.p : "");
   json_t *j = json_loadb(log_body.n ? log_body.p : "", log_body.n, 0, NULL);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -569,7 +570,7 @@ void up_limits_default(up_limits *l) {
   l->idle_timeout = 60;
   l->max_body = (size_t)16 << 20;
   l->max_buffered = (size_t)1 << 30;
-  l->one_thread = 0;
+  l->caller_runs = 0;
 }
 
 void upstream_set_limits(upstream *u, const up_limits *l) { u->lim = *l; }
@@ -577,10 +578,12 @@ void upstream_set_limits(upstream *u, const up_limits *l) { u->lim = *l; }
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   u->addr = *addr;
   http_set_buffer_cap(u->lim.max_buffered);
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
-  /* one thread: reads, writes and accepts are tried before polling (each
-   * connection's request is there at once: the poll was a wait more) */
-  flags |= u->lim.one_thread ? MHD_USE_TURBO : MHD_USE_THREAD_PER_CONNECTION;
+  /* The caller's loop: reads, writes and accepts are tried before checking
+   * readiness (each connection's request is there at once). */
+  unsigned flags = MHD_USE_ERROR_LOG;
+  flags |= u->lim.caller_runs ? MHD_USE_TURBO
+                              : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                                    MHD_USE_THREAD_PER_CONNECTION;
   u->d = MHD_start_daemon(
       flags, 0,
       NULL, NULL, handler, u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, u, /* first, or MHD says so */
@@ -597,6 +600,19 @@ int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err) {
   inet_ntop(AF_INET, &addr->sin_addr, host, sizeof host);
   snprintf(u->url, sizeof u->url, "http://%s:%u", host, di ? di->port : ntohs(addr->sin_port));
   return 0;
+}
+
+long upstream_fdset(upstream *u, fd_set *r, fd_set *w, fd_set *e, int *max) {
+  MHD_socket m = *max;
+  MHD_UNSIGNED_LONG_LONG t;
+  if (!u->d || !u->lim.caller_runs || MHD_get_fdset(u->d, r, w, e, &m) != MHD_YES) return -2;
+  *max = m;
+  if (MHD_get_timeout(u->d, &t) != MHD_YES) return -1;
+  return t > LONG_MAX ? LONG_MAX : (long)t;
+}
+
+int upstream_run(upstream *u, fd_set *r, fd_set *w, fd_set *e) {
+  return u->d && u->lim.caller_runs && MHD_run_from_select(u->d, r, w, e) == MHD_YES ? 0 : -1;
 }
 
 const char *upstream_url(const upstream *u) { return u->url; }

@@ -7,8 +7,9 @@
  * provider.
  *
  * One thread per connection (libmicrohttpd's), so pacing and stalls are
- * plain bounded sleeps (up_limits.one_thread serves every connection from
- * one thread instead, for entries that never wait: the fuzz target). Entries (a capture and how to serve it) can be
+ * plain bounded sleeps (up_limits.caller_runs has no thread at all: the
+ * caller serves every connection with upstream_run, for entries that never
+ * wait: the fuzz target). Entries (a capture and how to serve it) can be
  * added and removed while it runs: a request picks one by the header
  * X-Sluice-Capture (an entry's token or a capture's name), else by the
  * "model" it asks for (an entry's token, or the capture's model), else in
@@ -18,6 +19,7 @@
 #define SLUICE_TOOLS_UPSTREAM_H
 
 #include <netinet/in.h>
+#include <sys/select.h>
 #include <stdint.h>
 
 #include "capture.h"
@@ -54,9 +56,9 @@ typedef struct up_limits {
   size_t max_body;          /* a request body past it is answered 413 (default 16 MiB) */
   size_t max_buffered;      /* body bytes held by all requests at once (default 1 GiB;
                                serve holds at most HTTP_LOG_BODY of each) */
-  int one_thread;           /* one thread serves every connection, none is created per
-                               connection (default 0): only for entries that never wait
-                               (speed 0, no stall), as a wait would hold up every other */
+  int caller_runs;          /* no thread of the server's own: the caller serves with
+                               upstream_run (default 0); only for entries that never wait
+                               (speed 0, no stall), as a wait would hold up the caller */
 } up_limits;
 void up_limits_default(up_limits *l);
 /* Before upstream_start (upstream_new sets the defaults). */
@@ -74,6 +76,14 @@ void up_entry_stats(upstream *u, up_entry *e, int *requests, sluice_endpoint *as
 /* Listens on addr (port 0: a free one) in threads of its own. 0, or -1
  * with the reason in err. */
 int upstream_start(upstream *u, const struct sockaddr_in *addr, tbuf *err);
+/* With caller_runs, the caller's select loop (libmicrohttpd's external
+ * mode): upstream_fdset adds the server's sockets to the sets and raises
+ * *max to the largest, and returns the milliseconds the server may wait at
+ * most (-1: no limit; -2: not running that way, or a socket past
+ * FD_SETSIZE); upstream_run then accepts, reads, answers and cleans up what
+ * the sets say is ready, without waiting (0, or -1). */
+long upstream_fdset(upstream *u, fd_set *r, fd_set *w, fd_set *e, int *max);
+int upstream_run(upstream *u, fd_set *r, fd_set *w, fd_set *e);
 /* "http://127.0.0.1:PORT" once started. */
 const char *upstream_url(const upstream *u);
 /* Provider requests completed so far. */
