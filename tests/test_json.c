@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_json_push.h"   /* fuzz/: the same grammar, a byte at a time */
 #include "fuzz_json_syntax.h" /* fuzz/: the grammar check for texts jansson refuses */
 
 
@@ -506,6 +507,119 @@ static void random_property(void) {
   CHECKF(checked > 10000, "only %zu random documents gave a value", checked);
 }
 
+/* ---------------- the grammar a byte at a time ---------------- */
+
+/* fuzz_json_push.h against the whole-text checks, for p[0..n): read whole
+ * and resumed from a copy taken at every cut, non-strict it is
+ * json_syntax_ok exactly; strict it accepts no more than that, and nothing
+ * json_text_check refuses (at a depth jansson takes). */
+static size_t push_valid, push_strict_valid;
+
+static void push_agrees(const char *p, size_t n) {
+  int want = json_syntax_ok(p, n);
+  jpush a, b, c;
+  jp_init(&a, 0);
+  jp_init(&b, 0);
+  jp_init(&c, 1);
+  jp_feed(&a, p, n);
+  CHECKF(jp_complete(&a) == want, "push grammar: %d, json_syntax_ok %d: %.*s", jp_complete(&a),
+         want, (int)n, p);
+  jp_feed(&c, p, n);
+  int strict = jp_complete(&c) && c.peak <= 2048;
+  CHECKF(!strict || want, "push grammar: strict accepts what json_syntax_ok refuses: %.*s", (int)n, p);
+  CHECKF(!strict || json_text_check(p, n, 0, NULL),
+         "push grammar: strict accepts what json_text_check refuses: %.*s", (int)n, p);
+  push_valid += (size_t)want;
+  push_strict_valid += (size_t)strict;
+  jp_free(&a);
+  jp_init(&a, 0);
+  for (size_t k = 0; k <= n; k++) { /* a: p[0..k), b: a copy of it, then the rest */
+    jp_copy(&b, &a);
+    jp_feed(&b, p + k, n - k);
+    CHECKF(jp_complete(&b) == want, "push grammar: resumed at %zu, %d: %.*s", k, jp_complete(&b),
+           (int)n, p);
+    if (k < n) jp_feed(&a, p + k, 1);
+  }
+  jp_free(&a);
+  jp_free(&b);
+  jp_free(&c);
+}
+
+static void push_grammar_property(void) {
+  /* jansson's surrogate rules, which only strict keeps */
+  static const struct {
+    const char *text;
+    int strict;
+  } sur[] = {
+      {"\"\\ud83d\\ude00\"", 1}, {"\"\\ud83d\"", 0},        {"\"\\ude00\"", 0},
+      {"\"\\ud83dx\"", 0},         {"\"\\ud83d\\u0041\"", 0}, {"[\"\\uDBFF\\uDFFF\"]", 1},
+      {"\"\\ud83d\\ud83d\"", 0},  {"{\"\\ud800\\udc00\":1}", 1},
+  };
+  for (size_t i = 0; i < sizeof sur / sizeof sur[0]; i++) {
+    const char *t = sur[i].text;
+    jpush j;
+    jp_init(&j, 1);
+    jp_feed(&j, t, strlen(t));
+    CHECKF(jp_complete(&j) == sur[i].strict, "push grammar: strict %d on %s", jp_complete(&j), t);
+    CHECKF(json_text_check(t, strlen(t), 0, NULL) == sur[i].strict,
+           "push grammar: jansson does not read %s as strict does", t);
+    jp_free(&j);
+    push_agrees(t, strlen(t));
+  }
+  /* every rule's edge, each way (lengths given: some hold a NUL) */
+  static const struct {
+    const char *text;
+    size_t n;
+  } edges[] = {
+      {"1.", 2},          {"[1.]", 4},        {"1.5", 3},         {"-", 1},
+      {"-0", 2},          {"-01", 3},         {"01", 2},          {"1e", 2},
+      {"1e+", 3},         {"1E-5", 4},        {"1.0e+05", 7},     {"0e", 2},
+      {"tru", 3},         {"nul", 3},         {"falsey", 6},      {"true ", 5},
+      {"[1,]", 4},        {"[,1]", 4},        {"[]", 2},          {"[ ]", 3},
+      {"{}", 2},          {"{,}", 3},         {"{\"a\":1,}", 8},   {"{\"a\" 1}", 7},
+      {"{\"a\":}", 6},     {"{1:2}", 5},       {"[1]]", 4},        {"[1}", 3},
+      {" \t\n\r1 ", 6},   {"\f1", 2},         {"\xef\xbb\xbf" "1", 4}, {"1 2", 3},
+      {"\"\\\0\"", 4},     {"\"\\x\"", 4},     {"\"\\/\"", 4},     {"\"\x1f\"", 3},
+      {"\"\x7f\"", 3},      {"\"\0\"", 3},       {"\"\\u12G4\"", 8}, {"\"\\u12\"", 6},
+      {"\"\xc3\xa9\"", 4},  {"\"\xc3\"", 3},     {"\"\xed\xa0\x80\"", 5}, {"\"\xed\x9f\xbf\"", 5},
+      {"\"\xe0\x9f\xbf\"", 5}, {"\"\xf0\x90\x80\x80\"", 6}, {"\"\xf4\x90\x80\x80\"", 6}, {"\"\xc1\xbf\"", 4},
+      {"\"\xf5\x80\x80\x80\"", 6}, {"\"\x80\"", 3}, {"\"a", 2},          {"", 0},
+      {"true\0", 5},     {"[true,false,null]", 17}, {"{\"a\":[{\"b\":-1.5e3}]}", 19}, {" ", 1},
+  };
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) push_agrees(edges[i].text, edges[i].n);
+  /* the random documents of random_property, what the filter makes of
+   * them (JSON), and that with a byte changed or cut */
+  uint64_t seed = 0x2545F4914F6CDD1DULL;
+  char doc[1024];
+  size_t nfr = sizeof frags / sizeof frags[0];
+  for (int t = 0; t < 3000; t++) {
+    size_t n = 0, parts = 1 + rng(&seed) % 40;
+    for (size_t k = 0; k < parts; k++) {
+      const char *f = frags[rng(&seed) % nfr];
+      size_t l = strlen(f);
+      memcpy(doc + n, f, l);
+      n += l;
+    }
+    push_agrees(doc, n);
+    result a;
+    run(&a, doc, n, 0, 0, 2048);
+    if (a.st == SLUICE_OK && a.value_len < sizeof doc) {
+      push_agrees(a.value, a.value_len);
+      memcpy(doc, a.value, a.value_len);
+      n = a.value_len;
+      if (n) {
+        static const char swaps[] = "\"\\u0e.-+]}[{:, \x01\xc3";
+        doc[rng(&seed) % n] = swaps[rng(&seed) % (sizeof swaps - 1)];
+        push_agrees(doc, n);
+        push_agrees(doc, rng(&seed) % n);
+      }
+    }
+    result_free(&a);
+  }
+  CHECKF(push_valid > 2000 && push_strict_valid > 2000,
+         "push grammar: only %zu texts JSON (%zu strict)", push_valid, push_strict_valid);
+}
+
 /* ---------------- prose ---------------- */
 
 /* Pieces of prose, with what triggers the rules of issue 14: commas before
@@ -790,6 +904,7 @@ int main(int argc, char **argv) {
   if (argc > 2) CHECKF(identity_checked == 95, "%zu JSONTestSuite y_ files, not 95", identity_checked);
   valid_identity_property();
   random_property();
+  push_grammar_property();
   prose_property();
   deep_and_many();
   snapshot_sizes();
