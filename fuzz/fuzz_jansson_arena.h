@@ -2,9 +2,10 @@
  * one arena emptied after it, instead of a malloc and a free under
  * AddressSanitizer per value (perf: loading every snapshot was a third of
  * fuzz_json_incremental's time, most of it ASan's allocator, its quarantine
- * and the page faults of fresh memory). Header-only, for the json targets:
- * jansson's functions are the process's, so only where no other thread
- * uses jansson meanwhile (not fuzz_serve, whose server thread does). */
+ * and the page faults of fresh memory; its snapshots are read by
+ * fuzz_json_push.h now, and jansson loads only its values and what the
+ * grammar refuses). Header-only, for the json targets: jansson's functions
+ * are the process's, so only where no other thread uses jansson meanwhile. */
 #ifndef SLUICE_FUZZ_JANSSON_ARENA_H
 #define SLUICE_FUZZ_JANSSON_ARENA_H
 
