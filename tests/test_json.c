@@ -467,18 +467,25 @@ static uint64_t rng(uint64_t *s) {
   return *s;
 }
 
+/* 1 to max_parts fragments glued at random into doc (room for 60 of the
+ * longest); their length. */
+static size_t gen_frags(uint64_t *seed, char *doc, size_t max_parts) {
+  size_t n = 0, parts = 1 + rng(seed) % max_parts;
+  for (size_t k = 0; k < parts; k++) {
+    const char *f = frags[rng(seed) % (sizeof frags / sizeof frags[0])];
+    size_t l = strlen(f);
+    memcpy(doc + n, f, l);
+    n += l;
+  }
+  return n;
+}
+
 static void random_property(void) {
   uint64_t seed = 0x9E3779B97F4A7C15ULL;
   char doc[1024];
-  size_t nfr = sizeof frags / sizeof frags[0], checked = 0;
+  size_t checked = 0;
   for (int t = 0; t < 20000; t++) {
-    size_t n = 0, parts = 1 + rng(&seed) % 60;
-    for (size_t k = 0; k < parts; k++) {
-      const char *f = frags[rng(&seed) % nfr];
-      size_t l = strlen(f);
-      memcpy(doc + n, f, l);
-      n += l;
-    }
+    size_t n = gen_frags(&seed, doc, 60);
     result a, b;
     run(&a, doc, n, 0, 0, 2048);
     run(&b, doc, n, 1 + rng(&seed) % 7, 1, 2048);
@@ -591,15 +598,8 @@ static void push_grammar_property(void) {
    * them (JSON), and that with a byte changed or cut */
   uint64_t seed = 0x2545F4914F6CDD1DULL;
   char doc[1024];
-  size_t nfr = sizeof frags / sizeof frags[0];
   for (int t = 0; t < 3000; t++) {
-    size_t n = 0, parts = 1 + rng(&seed) % 40;
-    for (size_t k = 0; k < parts; k++) {
-      const char *f = frags[rng(&seed) % nfr];
-      size_t l = strlen(f);
-      memcpy(doc + n, f, l);
-      n += l;
-    }
+    size_t n = gen_frags(&seed, doc, 40);
     push_agrees(doc, n);
     result a;
     run(&a, doc, n, 0, 0, 2048);
