@@ -591,7 +591,7 @@ static void push_grammar_property(void) {
       {"\"\xc3\xa9\"", 4},  {"\"\xc3\"", 3},     {"\"\xed\xa0\x80\"", 5}, {"\"\xed\x9f\xbf\"", 5},
       {"\"\xe0\x9f\xbf\"", 5}, {"\"\xf0\x90\x80\x80\"", 6}, {"\"\xf4\x90\x80\x80\"", 6}, {"\"\xc1\xbf\"", 4},
       {"\"\xf5\x80\x80\x80\"", 6}, {"\"\x80\"", 3}, {"\"a", 2},          {"", 0},
-      {"true\0", 5},     {"[true,false,null]", 17}, {"{\"a\":[{\"b\":-1.5e3}]}", 19}, {" ", 1},
+      {"true\0", 5},     {"[true,false,null]", 17}, {"{\"a\":[{\"b\":-1.5e3}]}", 20}, {" ", 1},
   };
   for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) push_agrees(edges[i].text, edges[i].n);
   /* the random documents of random_property, what the filter makes of
